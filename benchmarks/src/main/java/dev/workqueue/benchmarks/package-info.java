@@ -1,0 +1,2 @@
+/** JMH benchmarks of the toolkit beside JDK baselines and the Java peer. */
+package dev.workqueue.benchmarks;

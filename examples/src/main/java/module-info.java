@@ -1,0 +1,4 @@
+/** Runnable examples; a named module so that they can only use the exported API. */
+module dev.workqueue.examples {
+  requires dev.workqueue;
+}

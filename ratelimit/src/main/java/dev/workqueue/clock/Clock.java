@@ -1,0 +1,63 @@
+package dev.workqueue.clock;
+
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The time source of every component in the toolkit: it reads time, waits for a deadline and
+ * schedules wake-ups. Components take a {@code Clock} instead of calling
+ * {@code System.nanoTime()} so that a test can drive them with a {@link FakeClock} and never
+ * sleep.
+ *
+ * <p>Readings are {@code System.nanoTime()}-style: only differences between readings mean
+ * anything, and they may wrap; compare two readings with {@code a - b < 0}, never {@code a < b}.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface Clock {
+
+  /** The current reading in nanoseconds. */
+  long nanoTime();
+
+  /**
+   * Waits on {@code condition}, which the caller holds {@code lock} of, until it is signalled,
+   * the thread is interrupted, or this clock reaches {@code deadlineNanos}; spurious returns
+   * are possible, as with {@link Condition#awaitNanos}. Callers loop:
+   *
+   * <pre>{@code
+   * while (!ready()) {
+   *   if (clock.awaitUntil(lock, notEmpty, deadline) <= 0) return timedOut();
+   * }
+   * }</pre>
+   *
+   * @return an estimate of the nanoseconds left until the deadline; zero or less once reached
+   * @throws InterruptedException if the thread is interrupted while waiting
+   */
+  long awaitUntil(Lock lock, Condition condition, long deadlineNanos) throws InterruptedException;
+
+  /**
+   * Runs {@code task} once this clock reaches {@code deadlineNanos} (at once if already
+   * reached). The task must be short and must not throw; it runs on a thread of the clock's
+   * scheduler (the system clock) or in the thread that advances the clock (the fake clock),
+   * never in the caller of this method. A task may call {@code schedule} again.
+   */
+  Cancellable schedule(long deadlineNanos, Runnable task);
+
+  /**
+   * The real clock. Wake-ups run on one shared, bounded pool of daemon threads named
+   * {@code workqueue-timer-N} that exits when nothing is scheduled, so an idle component owns
+   * no thread.
+   */
+  static Clock system() {
+    return SystemClock.SHARED;
+  }
+
+  /**
+   * The real clock, with wake-ups run on {@code executor} instead of the shared pool. The
+   * caller owns the executor and shuts it down.
+   */
+  static Clock system(ScheduledExecutorService executor) {
+    return new SystemClock(java.util.Objects.requireNonNull(executor, "executor"));
+  }
+}

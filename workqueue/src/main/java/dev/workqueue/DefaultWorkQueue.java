@@ -1,0 +1,261 @@
+package dev.workqueue;
+
+import static dev.workqueue.Items.requireArg;
+import static dev.workqueue.Items.requireItem;
+
+import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.TimeMath;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Optional;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The basic work queue. client-go keeps two sets, {@code dirty} and {@code processing}; here
+ * one map from item to {@link State} holds both, so {@code add}, {@code get} and {@code done}
+ * each cost one hash operation and an item costs one map entry:
+ *
+ * <pre>
+ *   state             dirty  processing  in storage
+ *   QUEUED            yes    no          yes
+ *   PROCESSING        no     yes         no
+ *   PROCESSING_DIRTY  yes    yes         no   (goes to storage at done)
+ *   (absent)          no     no          no
+ * </pre>
+ *
+ * Everything is guarded by {@link #lock}. Consumers wait on {@link #notEmpty}; an add signals
+ * it only when a consumer is waiting. Subclasses (the delaying layer) share the lock.
+ */
+class DefaultWorkQueue<T> implements WorkQueue<T> {
+  private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
+
+  enum State { QUEUED, PROCESSING, PROCESSING_DIRTY }
+
+  final ReentrantLock lock = new ReentrantLock();
+  private final Condition notEmpty = lock.newCondition();
+  private final Condition drained = lock.newCondition();
+  final Clock clock;
+  final QueueMetrics<T> metrics;
+  final String name;
+
+  private final HashMap<T, State> states = new HashMap<>();
+  private final QueueStorage<T> storage;
+  private int dirty;
+  private int waiters;
+  boolean shuttingDown;
+  private boolean draining;
+  private boolean warnedUnpairedDone;
+
+  DefaultWorkQueue(WorkQueueBuilder<T> b) {
+    this.clock = b.clock;
+    this.name = b.name;
+    this.storage = b.takeStorage();
+    this.metrics = b.newMetrics(lock);
+  }
+
+  @Override
+  public void add(T item) {
+    requireItem(item);
+    lock.lock();
+    try {
+      addLocked(item);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The body of {@link #add}, for callers that hold the lock; ignores adds after shutdown. */
+  final void addLocked(T item) {
+    if (shuttingDown) {
+      return;
+    }
+    State previous = states.putIfAbsent(item, State.QUEUED);
+    if (previous == null) {
+      dirty++;
+      metrics.added(item, dirty);
+      storage.push(item);
+      if (waiters > 0) {
+        notEmpty.signal();
+      }
+    } else if (previous == State.QUEUED) {
+      storage.touch(item);
+    } else if (previous == State.PROCESSING) {
+      states.put(item, State.PROCESSING_DIRTY);
+      dirty++;
+      metrics.added(item, dirty);
+    }
+    // PROCESSING_DIRTY: already coming back at done.
+  }
+
+  @Override
+  public Optional<T> get() throws InterruptedException {
+    lock.lock();
+    try {
+      while (storage.size() == 0) {
+        if (shuttingDown) {
+          return Optional.empty();
+        }
+        waiters++;
+        try {
+          notEmpty.await();
+        } finally {
+          waiters--;
+        }
+      }
+      return Optional.of(takeLocked());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<T> poll(Duration timeout) throws InterruptedException {
+    requireArg(timeout, "timeout");
+    lock.lock();
+    try {
+      if (storage.size() == 0 && !shuttingDown && timeout.compareTo(Duration.ZERO) > 0) {
+        long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
+        waiters++;
+        try {
+          while (storage.size() == 0 && !shuttingDown) {
+            if (clock.awaitUntil(lock, notEmpty, deadline) <= 0 && storage.size() == 0) {
+              break;
+            }
+          }
+        } finally {
+          waiters--;
+        }
+      }
+      return storage.size() == 0 ? Optional.empty() : Optional.of(takeLocked());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private T takeLocked() {
+    T item = storage.pop();
+    states.put(item, State.PROCESSING);
+    dirty--;
+    metrics.taken(item, dirty);
+    return item;
+  }
+
+  @Override
+  public void done(T item) {
+    requireItem(item);
+    lock.lock();
+    try {
+      State state = states.remove(item);
+      if (state == State.PROCESSING) {
+        metrics.finished(item);
+      } else if (state == State.PROCESSING_DIRTY) {
+        metrics.finished(item);
+        states.put(item, State.QUEUED);
+        storage.push(item);
+        if (waiters > 0) {
+          notEmpty.signal();
+        }
+      } else {
+        if (state == State.QUEUED) {
+          states.put(item, State.QUEUED); // undo: it was queued, not processing
+        }
+        warnUnpairedDone(item);
+        return;
+      }
+      if (draining && states.isEmpty()) {
+        drained.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void warnUnpairedDone(T item) {
+    if (!warnedUnpairedDone) {
+      warnedUnpairedDone = true;
+      log.warn("queue {}: done({}) for an item that is not processing; ignored (logged once"
+          + " per queue): every done must follow the get that handed the item out",
+          name == null ? "(unnamed)" : name, item);
+    }
+  }
+
+  @Override
+  public int size() {
+    lock.lock();
+    try {
+      return storage.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void shutDown() {
+    lock.lock();
+    try {
+      markShuttingDown();
+      draining = false;
+      drained.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void shutDownWithDrain() throws InterruptedException {
+    lock.lock();
+    try {
+      markShuttingDown();
+      draining = true;
+      while (draining && !states.isEmpty()) {
+        drained.await();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
+    requireArg(timeout, "timeout");
+    lock.lock();
+    try {
+      markShuttingDown();
+      draining = true;
+      long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
+      while (draining && !states.isEmpty()) {
+        if (clock.awaitUntil(lock, drained, deadline) <= 0) {
+          break;
+        }
+      }
+      return states.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void markShuttingDown() {
+    if (!shuttingDown) {
+      shuttingDown = true;
+      onShutDown();
+      metrics.stopped();
+      notEmpty.signalAll();
+    }
+  }
+
+  /** Called once, under the lock, when the queue shuts down: subclasses stop what they run. */
+  void onShutDown() {}
+
+  @Override
+  public boolean isShuttingDown() {
+    lock.lock();
+    try {
+      return shuttingDown;
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,11 @@
+package dev.workqueue.metrics;
+
+/** A distribution of observations (seconds, for durations). Thread-safe, never blocks. */
+@FunctionalInterface
+public interface Histogram {
+  /** A histogram that records nothing. */
+  Histogram NOOP = v -> {};
+
+  /** Records one observation. */
+  void observe(double value);
+}

@@ -1,0 +1,127 @@
+package dev.workqueue.metrics;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link MetricsProvider} that keeps every value in memory so a test (or a demo's summary)
+ * can read them back exactly: counters as counts, gauges as their last value, histograms as
+ * the full list of observations. Keyed by queue name and metric name (the constants of
+ * {@link MetricsProvider}).
+ *
+ * <p>Thread-safe. Histograms keep every observation: for tests and short demos, not for
+ * production.
+ */
+public final class RecordingMetricsProvider implements MetricsProvider {
+  private final Map<Key, AtomicLong> counters = new ConcurrentHashMap<>();
+  private final Map<Key, AtomicLong> gauges = new ConcurrentHashMap<>();
+  private final Map<Key, List<Double>> histograms = new ConcurrentHashMap<>();
+
+  private record Key(String queue, String metric) {}
+
+  /** A counter recorded under {@code metric} for {@code queue}; reusable by other providers. */
+  public Counter counter(String metric, String queue) {
+    AtomicLong c = counters.computeIfAbsent(new Key(queue, metric), k -> new AtomicLong());
+    return c::incrementAndGet;
+  }
+
+  /** A gauge recorded under {@code metric} for {@code queue}; reusable by other providers. */
+  public Gauge gauge(String metric, String queue) {
+    AtomicLong g = gauges.computeIfAbsent(
+        new Key(queue, metric), k -> new AtomicLong(Double.doubleToRawLongBits(0)));
+    return v -> g.set(Double.doubleToRawLongBits(v));
+  }
+
+  /** A histogram recorded under {@code metric} for {@code queue}; reusable by other providers. */
+  public Histogram histogram(String metric, String queue) {
+    List<Double> h = histograms.computeIfAbsent(
+        new Key(queue, metric), k -> Collections.synchronizedList(new ArrayList<>()));
+    return h::add;
+  }
+
+  /** The count of counter {@code metric} of {@code queue}; 0 if never created. */
+  public long count(String queue, String metric) {
+    AtomicLong c = counters.get(new Key(queue, metric));
+    return c == null ? 0 : c.get();
+  }
+
+  /** The last value of gauge {@code metric} of {@code queue}; 0 if never set. */
+  public double value(String queue, String metric) {
+    AtomicLong g = gauges.get(new Key(queue, metric));
+    return g == null ? 0 : Double.longBitsToDouble(g.get());
+  }
+
+  /** A copy of the observations of histogram {@code metric} of {@code queue}, in order. */
+  public List<Double> observations(String queue, String metric) {
+    List<Double> h = histograms.get(new Key(queue, metric));
+    if (h == null) {
+      return List.of();
+    }
+    synchronized (h) {
+      return List.copyOf(h);
+    }
+  }
+
+  /**
+   * The {@code p}-quantile (0..1, nearest rank) of histogram {@code metric} of {@code queue},
+   * or NaN if it has no observations.
+   */
+  public double quantile(String queue, String metric, double p) {
+    if (!(p >= 0 && p <= 1)) {
+      throw new IllegalArgumentException("p must be within [0, 1], was " + p);
+    }
+    List<Double> sorted = new ArrayList<>(observations(queue, metric));
+    if (sorted.isEmpty()) {
+      return Double.NaN;
+    }
+    Collections.sort(sorted);
+    int rank = (int) Math.ceil(p * sorted.size());
+    return sorted.get(Math.max(0, rank - 1));
+  }
+
+  /** Whether any metric was created for {@code queue}. */
+  public boolean hasQueue(String queue) {
+    return counters.keySet().stream().anyMatch(k -> k.queue().equals(queue))
+        || gauges.keySet().stream().anyMatch(k -> k.queue().equals(queue))
+        || histograms.keySet().stream().anyMatch(k -> k.queue().equals(queue));
+  }
+
+  @Override
+  public Gauge newDepthMetric(String name) {
+    return gauge(DEPTH, name);
+  }
+
+  @Override
+  public Counter newAddsMetric(String name) {
+    return counter(ADDS, name);
+  }
+
+  @Override
+  public Histogram newLatencyMetric(String name) {
+    return histogram(QUEUE_DURATION, name);
+  }
+
+  @Override
+  public Histogram newWorkDurationMetric(String name) {
+    return histogram(WORK_DURATION, name);
+  }
+
+  @Override
+  public Gauge newUnfinishedWorkSecondsMetric(String name) {
+    return gauge(UNFINISHED_WORK, name);
+  }
+
+  @Override
+  public Gauge newLongestRunningProcessorSecondsMetric(String name) {
+    return gauge(LONGEST_RUNNING, name);
+  }
+
+  @Override
+  public Counter newRetriesMetric(String name) {
+    return counter(RETRIES, name);
+  }
+}

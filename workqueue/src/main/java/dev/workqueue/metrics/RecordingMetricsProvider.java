@@ -83,11 +83,13 @@ public final class RecordingMetricsProvider implements MetricsProvider {
     return sorted.get(Math.max(0, rank - 1));
   }
 
-  /** Whether any metric was created for {@code queue}. */
-  public boolean hasQueue(String queue) {
-    return counters.keySet().stream().anyMatch(k -> k.queue().equals(queue))
-        || gauges.keySet().stream().anyMatch(k -> k.queue().equals(queue))
-        || histograms.keySet().stream().anyMatch(k -> k.queue().equals(queue));
+  /** The names of the queues any metric was created for, sorted. */
+  public java.util.SortedSet<String> queues() {
+    java.util.SortedSet<String> names = new java.util.TreeSet<>();
+    for (Map<Key, ?> m : List.of(counters, gauges, histograms)) {
+      m.keySet().forEach(k -> names.add(k.queue()));
+    }
+    return names;
   }
 
   @Override

@@ -1,0 +1,125 @@
+package dev.workqueue;
+
+import static dev.workqueue.metrics.MetricsProvider.ADDS;
+import static dev.workqueue.metrics.MetricsProvider.DEPTH;
+import static dev.workqueue.metrics.MetricsProvider.LONGEST_RUNNING;
+import static dev.workqueue.metrics.MetricsProvider.QUEUE_DURATION;
+import static dev.workqueue.metrics.MetricsProvider.UNFINISHED_WORK;
+import static dev.workqueue.metrics.MetricsProvider.WORK_DURATION;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.workqueue.clock.FakeClock;
+import dev.workqueue.metrics.RecordingMetricsProvider;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WorkQueueMetricsTest {
+  private static final double EPS = 1e-12;
+  private final FakeClock clock = new FakeClock();
+  private final RecordingMetricsProvider metrics = new RecordingMetricsProvider();
+
+  private WorkQueue<String> named(String name) {
+    return WorkQueue.<String>builder().name(name).metricsProvider(metrics).clock(clock).build();
+  }
+
+  private static String take(WorkQueue<String> q) throws InterruptedException {
+    return q.poll(Duration.ZERO).orElseThrow();
+  }
+
+  private void assertSeconds(List<Double> expected, List<Double> actual) {
+    assertEquals(expected.size(), actual.size(), "observations " + actual);
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(expected.get(i), actual.get(i), EPS, "observation " + i + " of " + actual);
+    }
+  }
+
+  @Test
+  void fakeClockScenario_givesExactValues() throws Exception {
+    WorkQueue<String> q = named("q");
+    q.add("a");
+    q.add("b");
+    q.add("a"); // deduplicated: not an add
+    assertEquals(2, metrics.count("q", ADDS));
+    assertEquals(2.0, metrics.value("q", DEPTH));
+
+    clock.stepMillis(100);
+    assertEquals("a", take(q));
+    assertEquals(1.0, metrics.value("q", DEPTH));
+    clock.stepMillis(200);
+    assertEquals("b", take(q));
+    assertEquals(0.0, metrics.value("q", DEPTH));
+    assertSeconds(List.of(0.1, 0.3), metrics.observations("q", QUEUE_DURATION));
+
+    clock.stepMillis(300); // t = 600 ms: the first refresh, 500 ms after the first get
+    assertEquals(0.5 + 0.3, metrics.value("q", UNFINISHED_WORK), EPS);
+    assertEquals(0.5, metrics.value("q", LONGEST_RUNNING), EPS);
+
+    q.add("a"); // re-added while processing: dirty again, an add
+    assertEquals(3, metrics.count("q", ADDS));
+    assertEquals(1.0, metrics.value("q", DEPTH));
+    clock.stepMillis(100); // t = 700 ms
+    q.done("a");
+    assertEquals(1.0, metrics.value("q", DEPTH), "a is queued again");
+    assertEquals("a", take(q));
+    assertEquals(0.0, metrics.value("q", DEPTH));
+    q.done("b");
+    q.done("a");
+    assertSeconds(List.of(0.1, 0.3, 0.1), metrics.observations("q", QUEUE_DURATION));
+    assertSeconds(List.of(0.6, 0.4, 0.0), metrics.observations("q", WORK_DURATION));
+
+    clock.stepMillis(400); // t = 1100 ms: refresh sees nothing processing
+    assertEquals(0.0, metrics.value("q", UNFINISHED_WORK));
+    assertEquals(0.0, metrics.value("q", LONGEST_RUNNING));
+    assertFalse(clock.hasWaiters(), "an idle queue keeps nothing scheduled");
+  }
+
+  @Test
+  void refresh_runsEveryPeriodWhileProcessing() throws Exception {
+    WorkQueue<String> q = WorkQueue.<String>builder()
+        .name("p").metricsProvider(metrics).clock(clock)
+        .metricsUpdatePeriod(Duration.ofSeconds(1)).build();
+    q.add("a");
+    take(q);
+    for (int s = 1; s <= 3; s++) {
+      clock.step(Duration.ofSeconds(1));
+      assertEquals(s, metrics.value("p", LONGEST_RUNNING), EPS);
+    }
+  }
+
+  @Test
+  void refresh_stopsAtShutdown() throws Exception {
+    WorkQueue<String> q = named("s");
+    q.add("a");
+    take(q);
+    assertTrue(clock.hasWaiters());
+    q.shutDown();
+    assertFalse(clock.hasWaiters(), "the refresh is cancelled at shutdown");
+  }
+
+  @Test
+  void unnamedQueue_recordsNothingAndSchedulesNothing() throws Exception {
+    WorkQueue<String> q = WorkQueue.<String>builder().metricsProvider(metrics).clock(clock).build();
+    q.add("a");
+    take(q);
+    q.done("a");
+    assertEquals(java.util.Set.of(), metrics.queues());
+    assertFalse(clock.hasWaiters());
+  }
+
+  @Test
+  void depth_neverNegative_underUnpairedDones() throws Exception {
+    WorkQueue<String> q = named("d");
+    for (int i = 0; i < 5; i++) {
+      q.done("x" + i);
+    }
+    q.add("a");
+    take(q);
+    q.done("a");
+    q.done("a");
+    assertEquals(0.0, metrics.value("d", DEPTH));
+    assertEquals(1, metrics.observations("d", WORK_DURATION).size());
+  }
+}

@@ -45,7 +45,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   private final QueueStorage<T> storage;
   private int dirty;
   private int waiters;
-  boolean shuttingDown;
+  volatile boolean shuttingDown; // written under the lock; read without it for fast paths
   private boolean draining;
   private boolean warnedUnpairedDone;
 
@@ -94,6 +94,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   public Optional<T> get() throws InterruptedException {
     lock.lock();
     try {
+      beforeTakeLocked();
       while (storage.size() == 0) {
         if (shuttingDown) {
           return Optional.empty();
@@ -116,6 +117,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
     requireArg(timeout, "timeout");
     lock.lock();
     try {
+      beforeTakeLocked();
       if (storage.size() == 0 && !shuttingDown && timeout.compareTo(Duration.ZERO) > 0) {
         long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
         waiters++;
@@ -134,6 +136,9 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
       lock.unlock();
     }
   }
+
+  /** Called under the lock before a consumer looks at the storage: subclasses promote. */
+  void beforeTakeLocked() {}
 
   private T takeLocked() {
     T item = storage.pop();
@@ -251,11 +256,6 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   @Override
   public boolean isShuttingDown() {
-    lock.lock();
-    try {
-      return shuttingDown;
-    } finally {
-      lock.unlock();
-    }
+    return shuttingDown;
   }
 }

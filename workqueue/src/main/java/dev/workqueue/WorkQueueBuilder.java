@@ -3,7 +3,9 @@ package dev.workqueue;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.MetricsProvider;
+import dev.workqueue.ratelimit.RateLimiter;
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Builds work queues. Every setter checks its argument when called and returns this builder;
@@ -29,6 +31,9 @@ public final class WorkQueueBuilder<T> {
   MetricsProvider metricsProvider = MetricsProvider.noop();
   QueueStorage<T> storage;
   long metricsUpdatePeriodNanos = DEFAULT_METRICS_UPDATE_PERIOD.toNanos();
+  boolean addSupersedesDelayed;
+  private boolean clockSet;
+  private ScheduledExecutorService scheduler;
 
   WorkQueueBuilder() {}
 
@@ -50,6 +55,28 @@ public final class WorkQueueBuilder<T> {
   /** The time source. Default: {@link Clock#system()}; tests pass a {@code FakeClock}. */
   public WorkQueueBuilder<T> clock(Clock clock) {
     this.clock = Items.requireArg(clock, "clock");
+    this.clockSet = true;
+    return this;
+  }
+
+  /**
+   * Runs this queue's wake-ups (delayed items, metrics refresh) on {@code scheduler} instead of
+   * the shared timer pool; the caller owns it and shuts it down after the queue. Only with the
+   * system clock: a custom {@link Clock} schedules its own wake-ups.
+   */
+  public WorkQueueBuilder<T> scheduler(ScheduledExecutorService scheduler) {
+    this.scheduler = Items.requireArg(scheduler, "scheduler");
+    return this;
+  }
+
+  /**
+   * Delaying queues only: whether {@link WorkQueue#add} of an item that waits for a delay
+   * removes it from the waiting room, so it is processed now and not again when the delay
+   * ends (kubernetes#110642; controller-runtime's queue behaves this way). Default false, as
+   * in client-go: the item is processed now <em>and</em> again when its delay ends.
+   */
+  public WorkQueueBuilder<T> addSupersedesDelayed(boolean supersedes) {
+    this.addSupersedesDelayed = supersedes;
     return this;
   }
 
@@ -82,7 +109,34 @@ public final class WorkQueueBuilder<T> {
 
   /** A basic work queue with these settings. */
   public WorkQueue<T> build() {
+    resolveClock();
     return new DefaultWorkQueue<>(this);
+  }
+
+  /** A delaying queue with these settings. */
+  public DelayingQueue<T> buildDelaying() {
+    resolveClock();
+    return new DefaultDelayingQueue<>(this);
+  }
+
+  /**
+   * A rate-limiting queue with these settings, asking {@code limiter} for each retry's delay.
+   */
+  public RateLimitingQueue<T> buildRateLimiting(RateLimiter<? super T> limiter) {
+    Items.requireArg(limiter, "limiter");
+    resolveClock();
+    return new DefaultRateLimitingQueue<>(this, limiter);
+  }
+
+  private void resolveClock() {
+    if (scheduler != null) {
+      if (clockSet) {
+        throw new IllegalStateException(
+            "scheduler(...) applies to the system clock; a custom clock schedules its own"
+                + " wake-ups: set one or the other");
+      }
+      clock = Clock.system(scheduler);
+    }
   }
 
   QueueStorage<T> takeStorage() {

@@ -1,0 +1,62 @@
+package dev.workqueue;
+
+import java.time.Duration;
+
+/**
+ * A {@link WorkQueue} that can also add an item after a delay: client-go's
+ * {@code TypedDelayingInterface}.
+ *
+ * <p>Delayed items wait outside the queue, in a heap ordered by ready time; they are not
+ * dirty, not counted by {@link #size()} (see {@link #waitingCount()}) and not visible to
+ * {@code get}. When their time comes they are added, all due items in one batch in ready-time
+ * order, as if by {@link #add}: an item that is already dirty is not added twice.
+ *
+ * <p>An item added after a delay while it already waits keeps the <em>earlier</em> ready
+ * time (client-go's rule); {@link #reschedule} moves it either way, {@link #cancel} removes
+ * it. Any number of items may wait: nothing is dropped and {@code addAfter} never blocks.
+ *
+ * <p>No thread per queue: the promotion of due items is a wake-up on the queue's
+ * {@link dev.workqueue.clock.Clock} (the shared timer pool for the system clock), armed only
+ * while something waits. Consumers that call {@code get} also promote what is due.
+ * {@link #shutDown} discards waiting items and cancels the wake-up.
+ *
+ * @param <T> the item type
+ */
+public interface DelayingQueue<T> extends WorkQueue<T> {
+
+  /** A delaying queue with the default settings: FIFO, the system clock, no metrics. */
+  static <T> DelayingQueue<T> create() {
+    return new WorkQueueBuilder<T>().buildDelaying();
+  }
+
+  /**
+   * Adds {@code item} once {@code delay} has passed on the queue's clock; a delay of zero or
+   * less adds it now. If the item already waits, the earlier of the two ready times is kept.
+   * Ignored after shutdown. Counts one retry in the metrics ({@code workqueue_retries_total}).
+   * Delays beyond about 146 years are clamped.
+   *
+   * @throws NullPointerException if {@code item} or {@code delay} is null
+   */
+  void addAfter(T item, Duration delay);
+
+  /**
+   * Like {@link #addAfter}, but sets the ready time even if that postpones a waiting item
+   * (client-go#131). A delay of zero or less removes the item from the waiting room and adds
+   * it now. Ignored after shutdown; counts one retry.
+   *
+   * @throws NullPointerException if {@code item} or {@code delay} is null
+   */
+  void reschedule(T item, Duration delay);
+
+  /**
+   * Removes {@code item} from the waiting room, if it waits there. Does not touch the item if
+   * it is queued or processing.
+   *
+   * @return whether the item was waiting
+   * @throws NullPointerException if {@code item} is null
+   */
+  boolean cancel(T item);
+
+  /** The number of items waiting for their delay to pass. Informational. */
+  int waitingCount();
+}

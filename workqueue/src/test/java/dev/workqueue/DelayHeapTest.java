@@ -1,0 +1,140 @@
+package dev.workqueue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class DelayHeapTest {
+
+  /** Keys that collide often, to exercise probing and backward-shift deletion. */
+  record Key(int id) {
+    @Override
+    public int hashCode() {
+      return id % 7;
+    }
+  }
+
+  @Test
+  void poll_returnsReadyTimeOrder_tiesFirstInFirstOut() {
+    DelayHeap<String> h = new DelayHeap<>();
+    h.offerEarliest("c", 30);
+    h.offerEarliest("a", 10);
+    h.offerEarliest("b1", 20);
+    h.offerEarliest("b2", 20);
+    List<String> out = new ArrayList<>();
+    while (!h.isEmpty()) {
+      out.add(h.poll());
+    }
+    assertEquals(List.of("a", "b1", "b2", "c"), out);
+  }
+
+  @Test
+  void offerEarliest_keepsTheEarlierTime() {
+    DelayHeap<String> h = new DelayHeap<>();
+    assertTrue(h.offerEarliest("x", 50));
+    assertFalse(h.offerEarliest("x", 70));
+    assertEquals(50, h.readyAtOf("x"));
+    assertTrue(h.offerEarliest("x", 30));
+    assertEquals(30, h.readyAtOf("x"));
+    assertEquals(1, h.size());
+  }
+
+  @Test
+  void schedule_movesEitherWay() {
+    DelayHeap<String> h = new DelayHeap<>();
+    h.schedule("x", 50);
+    h.schedule("y", 60);
+    h.schedule("x", 70);
+    assertEquals("y", h.head());
+    h.schedule("x", 10);
+    assertEquals("x", h.head());
+  }
+
+  @Test
+  void wrappingTimes_compareByDifference() {
+    DelayHeap<String> h = new DelayHeap<>();
+    long near = Long.MAX_VALUE - 5;
+    h.offerEarliest("late", near + 20); // wraps negative
+    h.offerEarliest("early", near + 1);
+    assertEquals("early", h.poll());
+    assertEquals("late", h.poll());
+  }
+
+  @Test
+  void randomOperations_matchAReferenceModel() {
+    Random random = new Random(42);
+    DelayHeap<Key> h = new DelayHeap<>();
+    Map<Key, long[]> model = new HashMap<>(); // key -> {readyAt, seq}
+    long seq = 0;
+    for (int step = 0; step < 200_000; step++) {
+      Key k = new Key(random.nextInt(2000));
+      long at = random.nextInt(10_000);
+      switch (random.nextInt(5)) {
+        case 0, 1 -> {
+          long[] cur = model.get(k);
+          boolean changed = h.offerEarliest(k, at);
+          if (cur == null) {
+            model.put(k, new long[] {at, seq++});
+            assertTrue(changed);
+          } else if (at < cur[0]) {
+            cur[0] = at;
+            assertTrue(changed);
+          } else {
+            assertFalse(changed);
+          }
+        }
+        case 2 -> {
+          h.schedule(k, at);
+          model.put(k, new long[] {at, seq++});
+        }
+        case 3 -> assertEquals(model.remove(k) != null, h.remove(k));
+        default -> {
+          if (!model.isEmpty()) {
+            Key expected = model.entrySet().stream()
+                .min((a, b) -> a.getValue()[0] != b.getValue()[0]
+                    ? Long.compare(a.getValue()[0], b.getValue()[0])
+                    : Long.compare(a.getValue()[1], b.getValue()[1]))
+                .orElseThrow().getKey();
+            assertEquals(model.get(expected)[0], h.headReadyAt());
+            assertEquals(expected, h.poll());
+            model.remove(expected);
+          }
+        }
+      }
+      assertEquals(model.size(), h.size());
+      if (step % 1000 == 0) {
+        assertTrue(h.checkInvariants(), "invariants at step " + step);
+        for (Key key : model.keySet()) {
+          assertTrue(h.contains(key));
+          assertEquals(model.get(key)[0], h.readyAtOf(key));
+        }
+      }
+    }
+    while (!h.isEmpty()) {
+      model.remove(h.poll());
+    }
+    assertTrue(model.isEmpty());
+    assertTrue(h.checkInvariants());
+  }
+
+  @Test
+  void growAndShrink_keepEverything() {
+    DelayHeap<Integer> h = new DelayHeap<>();
+    for (int i = 100_000; i > 0; i--) {
+      h.offerEarliest(i, i);
+    }
+    assertTrue(h.checkInvariants());
+    for (int i = 1; i <= 100_000; i++) {
+      assertEquals(i, h.poll());
+    }
+    assertTrue(h.isEmpty());
+    assertTrue(h.checkInvariants());
+  }
+}

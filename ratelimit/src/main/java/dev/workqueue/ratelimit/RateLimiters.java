@@ -3,7 +3,6 @@ package dev.workqueue.ratelimit;
 import dev.workqueue.clock.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 
@@ -191,7 +190,11 @@ public final class RateLimiters {
   @SafeVarargs
   public static <T> RateLimiter<T> maxOf(RateLimiter<? super T>... limiters) {
     Args.nonNull(limiters, "limiters");
-    return RateLimiters.<T>maxOf(Arrays.asList(limiters));
+    RateLimiter<?>[] copy = new RateLimiter<?>[limiters.length];
+    for (int i = 0; i < copy.length; i++) {
+      copy[i] = limiters[i];
+    }
+    return maxOfCopy(copy);
   }
 
   /**
@@ -203,8 +206,13 @@ public final class RateLimiters {
    */
   public static <T> RateLimiter<T> maxOf(Collection<? extends RateLimiter<? super T>> limiters) {
     Args.nonNull(limiters, "limiters");
-    @SuppressWarnings("unchecked") // an array of the erased type, read only as RateLimiter<? super T>
-    RateLimiter<? super T>[] copy = limiters.toArray(new RateLimiter[0]);
+    return maxOfCopy(limiters.toArray(new RateLimiter<?>[0]));
+  }
+
+  /** {@code copy} is the caller's own array of {@code RateLimiter<? super T>}. */
+  private static <T> RateLimiter<T> maxOfCopy(RateLimiter<?>[] limiters) {
+    @SuppressWarnings("unchecked") // every element was passed as a RateLimiter<? super T>
+    RateLimiter<? super T>[] copy = (RateLimiter<? super T>[]) limiters;
     for (RateLimiter<? super T> limiter : copy) {
       Args.nonNull(limiter, "limiters element");
     }

@@ -1,0 +1,45 @@
+package dev.workqueue.ratelimit;
+
+import java.time.Duration;
+
+/**
+ * Caps the delay of another limiter: client-go's {@code WithMaxWaitRateLimiter}, returning
+ * {@code min(inner.when(item), maxWait)}. The inner limiter is still asked (and still counts
+ * the attempt or takes its token).
+ *
+ * <p>Thread-safe if the inner limiter is.
+ */
+final class MaxWaitRateLimiter<T> implements RateLimiter<T> {
+  private final RateLimiter<? super T> inner;
+  private final Duration maxWait;
+
+  /** Arguments are checked by the caller. */
+  MaxWaitRateLimiter(RateLimiter<? super T> inner, Duration maxWait) {
+    this.inner = inner;
+    this.maxWait = maxWait;
+  }
+
+  @Override
+  public Duration when(T item) {
+    Args.item(item);
+    Duration d = inner.when(item);
+    return d.compareTo(maxWait) > 0 ? maxWait : d;
+  }
+
+  @Override
+  public void forget(T item) {
+    Args.item(item);
+    inner.forget(item);
+  }
+
+  @Override
+  public int numRequeues(T item) {
+    Args.item(item);
+    return inner.numRequeues(item);
+  }
+
+  @Override
+  public String toString() {
+    return "MaxWaitRateLimiter{maxWait=" + maxWait + ", inner=" + inner + "}";
+  }
+}

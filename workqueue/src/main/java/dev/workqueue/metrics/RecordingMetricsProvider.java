@@ -11,12 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * A {@link MetricsProvider} that keeps every value in memory so a test (or a demo's summary)
  * can read them back exactly: counters as counts, gauges as their last value, histograms as
  * the full list of observations. Keyed by queue name and metric name (the constants of
- * {@link MetricsProvider}).
+ * {@link MetricsProvider}); a controller's metrics are kept under the controller's name, with
+ * the result of {@code reconcile_total} appended as {@code controller_runtime_reconcile_total{result=success}}.
  *
  * <p>Thread-safe. Histograms keep every observation: for tests and short demos, not for
  * production.
  */
-public final class RecordingMetricsProvider implements MetricsProvider {
+public final class RecordingMetricsProvider implements MetricsProvider, ControllerMetricsProvider {
   private final Map<Key, AtomicLong> counters = new ConcurrentHashMap<>();
   private final Map<Key, AtomicLong> gauges = new ConcurrentHashMap<>();
   private final Map<Key, List<Double>> histograms = new ConcurrentHashMap<>();
@@ -125,5 +126,40 @@ public final class RecordingMetricsProvider implements MetricsProvider {
   @Override
   public Counter newRetriesMetric(String name) {
     return counter(RETRIES, name);
+  }
+
+  @Override
+  public Counter newReconcileTotal(String controller, String result) {
+    return counter(RECONCILE_TOTAL + "{result=" + result + "}", controller);
+  }
+
+  @Override
+  public Counter newReconcileErrors(String controller) {
+    return counter(RECONCILE_ERRORS, controller);
+  }
+
+  @Override
+  public Counter newTerminalReconcileErrors(String controller) {
+    return counter(TERMINAL_RECONCILE_ERRORS, controller);
+  }
+
+  @Override
+  public Counter newReconcilePanics(String controller) {
+    return counter(RECONCILE_PANICS, controller);
+  }
+
+  @Override
+  public Histogram newReconcileTime(String controller) {
+    return histogram(RECONCILE_TIME, controller);
+  }
+
+  @Override
+  public Gauge newActiveWorkers(String controller) {
+    return gauge(ACTIVE_WORKERS, controller);
+  }
+
+  @Override
+  public Gauge newMaxConcurrentReconciles(String controller) {
+    return gauge(MAX_CONCURRENT_RECONCILES, controller);
   }
 }

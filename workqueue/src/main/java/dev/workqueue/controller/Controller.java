@@ -1,0 +1,70 @@
+package dev.workqueue.controller;
+
+import java.time.Duration;
+
+/**
+ * A reconcile loop: N workers take keys from a rate-limiting queue and pass them to a
+ * {@link Reconciler}, with {@code done} always and retries with back-off (see
+ * {@link Reconciler} for the outcome table). A key is never reconciled by two workers at once.
+ *
+ * <pre>{@code
+ * Controller<String> controller = Controller.<String>builder("configmaps")
+ *     .reconciler(key -> { sync(key); return Result.success(); })
+ *     .workers(4)
+ *     .build();
+ * controller.start();
+ * informer.onChange(obj -> controller.add(obj.namespace() + "/" + obj.name()));
+ * ...
+ * controller.stop(Duration.ofSeconds(30));
+ * }</pre>
+ *
+ * <p><b>Lifecycle.</b> {@link #start} starts the workers; {@link #stop} stops taking work, lets
+ * running reconciles finish (and, if configured, drains the queue), and waits for the workers
+ * up to a deadline. A stopped controller can be started again, with a fresh queue (leadership
+ * can be lost and regained). Keys added before {@code start} wait in the queue; keys added
+ * while stopped are ignored.
+ *
+ * <p>Thread-safe.
+ *
+ * @param <T> the key type
+ */
+public interface Controller<T> extends AutoCloseable {
+
+  /** A builder for a controller named {@code name} (its metrics label and thread names). */
+  static <T> ControllerBuilder<T> builder(String name) {
+    return new ControllerBuilder<>(name);
+  }
+
+  /** The name given to the builder. */
+  String name();
+
+  /**
+   * Starts the workers.
+   *
+   * @throws IllegalStateException if already running
+   */
+  void start();
+
+  /** Whether the controller was started and not stopped. */
+  boolean isRunning();
+
+  /** Enqueues {@code key} for reconciliation. Ignored while stopped (after a stop). */
+  void add(T key);
+
+  /** Enqueues {@code key} after {@code delay}. Ignored while stopped. */
+  void addAfter(T key, Duration delay);
+
+  /**
+   * Stops: no new reconcile starts (unless draining: then the queued keys are worked off
+   * first), running reconciles finish, workers exit. Waits up to {@code timeout} (on the
+   * controller's clock); at the deadline the workers still reconciling are interrupted and
+   * reported. Idempotent: stopping a stopped controller returns a completed result.
+   *
+   * @throws InterruptedException if the caller is interrupted while waiting
+   */
+  StopResult<T> stop(Duration timeout) throws InterruptedException;
+
+  /** {@code stop} with the builder's stop timeout (default 30 s). */
+  @Override
+  void close() throws InterruptedException;
+}

@@ -1,0 +1,219 @@
+package dev.workqueue.controller;
+
+import dev.workqueue.RateLimitingQueue;
+import dev.workqueue.WorkQueue;
+import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.TimeMath;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.MetricsProvider;
+import dev.workqueue.ratelimit.RateLimiter;
+import dev.workqueue.ratelimit.RateLimiters;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Builds a {@link Controller}. Setters check their argument at once. Only the reconciler is
+ * required; the defaults follow controller-runtime.
+ *
+ * @param <T> the key type
+ */
+public final class ControllerBuilder<T> {
+  final String name;
+  Reconciler<T> reconciler;
+  int workers = 1;
+  ThreadFactory threadFactory;
+  Executor executor;
+  Supplier<? extends RateLimitingQueue<T>> queueFactory;
+  RateLimiter<? super T> rateLimiter;
+  Clock clock = Clock.system();
+  MetricsProvider queueMetrics = MetricsProvider.noop();
+  ControllerMetricsProvider metrics = ControllerMetricsProvider.noop();
+  long reconcileTimeoutNanos; // 0 = none
+  int maxRetries = -1; // -1 = unlimited
+  DroppedKeyHandler<? super T> droppedKeyHandler;
+  boolean drainOnStop;
+  Duration stopTimeout = Duration.ofSeconds(30);
+
+  ControllerBuilder(String name) {
+    Objects.requireNonNull(name, "name must not be null");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("name must not be empty");
+    }
+    this.name = name;
+  }
+
+  /** The reconciler. Required. */
+  public ControllerBuilder<T> reconciler(Reconciler<T> reconciler) {
+    this.reconciler = Objects.requireNonNull(reconciler, "reconciler must not be null");
+    return this;
+  }
+
+  /**
+   * How many keys are reconciled at once: controller-runtime's
+   * {@code MaxConcurrentReconciles}. Default 1.
+   *
+   * @throws IllegalArgumentException if {@code workers < 1}
+   */
+  public ControllerBuilder<T> workers(int workers) {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+    }
+    this.workers = workers;
+    return this;
+  }
+
+  /**
+   * Where worker threads come from, e.g. {@code Thread.ofVirtual().factory()} on Java 21+.
+   * Default: daemon platform threads named {@code workqueue-worker-<name>-<n>}.
+   */
+  public ControllerBuilder<T> threadFactory(ThreadFactory factory) {
+    this.threadFactory = Objects.requireNonNull(factory, "factory must not be null");
+    return this;
+  }
+
+  /**
+   * Runs the worker loops on {@code executor} instead of threads of their own (each worker is
+   * one long-running task). The executor must be able to run all workers at once.
+   */
+  public ControllerBuilder<T> executor(Executor executor) {
+    this.executor = Objects.requireNonNull(executor, "executor must not be null");
+    return this;
+  }
+
+  /**
+   * The queue, made afresh at build and at every restart. Default: a rate-limiting queue
+   * named after the controller, on {@link #rateLimiter} and {@link #clock}, with
+   * {@link #queueMetricsProvider}.
+   */
+  public ControllerBuilder<T> queue(Supplier<? extends RateLimitingQueue<T>> factory) {
+    this.queueFactory = Objects.requireNonNull(factory, "factory must not be null");
+    return this;
+  }
+
+  /**
+   * The limiter of the default queue. Default: a fresh
+   * {@link RateLimiters#defaultControllerRateLimiter(Clock)} per queue (exponential 5 ms to
+   * 1000 s per key, and 10 per second with bursts of 100 overall).
+   */
+  public ControllerBuilder<T> rateLimiter(RateLimiter<? super T> limiter) {
+    this.rateLimiter = Objects.requireNonNull(limiter, "limiter must not be null");
+    return this;
+  }
+
+  /** The clock of timeouts, metrics and the default queue. Default: the system clock. */
+  public ControllerBuilder<T> clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock must not be null");
+    return this;
+  }
+
+  /** Where the default queue's metrics go (named after the controller). Default: none. */
+  public ControllerBuilder<T> queueMetricsProvider(MetricsProvider provider) {
+    this.queueMetrics = Objects.requireNonNull(provider, "provider must not be null");
+    return this;
+  }
+
+  /** Where the controller's own metrics go. Default: none. */
+  public ControllerBuilder<T> metricsProvider(ControllerMetricsProvider provider) {
+    this.metrics = Objects.requireNonNull(provider, "provider must not be null");
+    return this;
+  }
+
+  /**
+   * A limit on each reconcile: at the deadline the worker thread is interrupted and the
+   * reconcile counts as failed (requeued with back-off) whatever it returns. Default: none.
+   *
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   */
+  public ControllerBuilder<T> reconcileTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout must not be null");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+    this.reconcileTimeoutNanos = TimeMath.delayNanos(timeout);
+    return this;
+  }
+
+  /**
+   * Gives up on a key once a reconcile fails after it was requeued {@code maxRetries} times:
+   * the key is forgotten and {@code handler} told (client-go's example controller drops a key
+   * after 5). Default: retry forever.
+   *
+   * @throws IllegalArgumentException if {@code maxRetries < 0}
+   */
+  public ControllerBuilder<T> maxRetries(int maxRetries, DroppedKeyHandler<? super T> handler) {
+    if (maxRetries < 0) {
+      throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
+    }
+    this.droppedKeyHandler = Objects.requireNonNull(handler, "handler must not be null");
+    this.maxRetries = maxRetries;
+    return this;
+  }
+
+  /**
+   * Whether {@link Controller#stop} works off the keys already queued before the workers
+   * exit. Default false: running reconciles finish, queued keys are dropped.
+   */
+  public ControllerBuilder<T> drainOnStop(boolean drain) {
+    this.drainOnStop = drain;
+    return this;
+  }
+
+  /** The timeout of {@link Controller#close}. Default 30 s. */
+  public ControllerBuilder<T> stopTimeout(Duration timeout) {
+    this.stopTimeout = TimeMath.requireNonNegative(timeout, "timeout");
+    return this;
+  }
+
+  /**
+   * The controller, stopped; {@link Controller#start} starts it.
+   *
+   * @throws IllegalStateException if no reconciler was set, or both a queue factory and a
+   *     rate limiter or queue metrics provider (which only the default queue uses)
+   */
+  public Controller<T> build() {
+    if (reconciler == null) {
+      throw new IllegalStateException("reconciler(...) is required");
+    }
+    if (queueFactory != null
+        && (rateLimiter != null || queueMetrics != MetricsProvider.noop())) {
+      throw new IllegalStateException("rateLimiter(...) and queueMetricsProvider(...) configure"
+          + " the default queue; with queue(...) configure the queue there");
+    }
+    if (threadFactory != null && executor != null) {
+      throw new IllegalStateException("set threadFactory(...) or executor(...), not both");
+    }
+    return new DefaultController<>(this);
+  }
+
+  Supplier<? extends RateLimitingQueue<T>> resolvedQueueFactory() {
+    if (queueFactory != null) {
+      return queueFactory;
+    }
+    RateLimiter<? super T> shared = rateLimiter;
+    Clock c = clock;
+    MetricsProvider p = queueMetrics;
+    return () -> WorkQueue.<T>builder().name(name).clock(c).metricsProvider(p)
+        .buildRateLimiting(shared != null ? shared : RateLimiters.defaultControllerRateLimiter(c));
+  }
+
+  ThreadFactory resolvedThreadFactory() {
+    if (threadFactory != null) {
+      return threadFactory;
+    }
+    if (executor != null) {
+      return r -> {
+        throw new AssertionError("executor in use");
+      };
+    }
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "workqueue-worker-" + name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,381 @@
+package dev.workqueue.controller;
+
+import dev.workqueue.RateLimitingQueue;
+import dev.workqueue.clock.Cancellable;
+import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.TimeMath;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.Counter;
+import dev.workqueue.metrics.Gauge;
+import dev.workqueue.metrics.Histogram;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reconcile loop. Each start creates a {@link Run}: the queue of that run, its workers and
+ * what they are reconciling; stop ends the run. The worker loop is {@code get} → reconcile →
+ * one outcome → {@code done}, where {@code done} is in a {@code finally} so no outcome, not
+ * even a fatal {@code Error}, leaves a key stuck in the processing set.
+ */
+final class DefaultController<T> implements Controller<T> {
+  private static final Logger log = LoggerFactory.getLogger(Controller.class);
+
+  private final String name;
+  private final Reconciler<T> reconciler;
+  private final int workers;
+  private final ThreadFactory threadFactory;
+  private final Executor executor;
+  private final Supplier<? extends RateLimitingQueue<T>> queueFactory;
+  private final Clock clock;
+  private final long reconcileTimeoutNanos;
+  private final int maxRetries;
+  private final DroppedKeyHandler<? super T> droppedKeyHandler;
+  private final boolean drainOnStop;
+  private final Duration stopTimeout;
+
+  private final Counter successes;
+  private final Counter errors;
+  private final Counter requeues;
+  private final Counter requeuesAfter;
+  private final Counter errorsTotal;
+  private final Counter terminalErrors;
+  private final Counter panics;
+  private final Histogram reconcileTime;
+  private final Gauge activeWorkersGauge;
+  private final AtomicInteger activeWorkers = new AtomicInteger();
+
+  private final ReentrantLock lifecycle = new ReentrantLock();
+  private volatile RateLimitingQueue<T> queue;
+  private Run run; // guarded by lifecycle
+
+  DefaultController(ControllerBuilder<T> b) {
+    this.name = b.name;
+    this.reconciler = b.reconciler;
+    this.workers = b.workers;
+    this.executor = b.executor;
+    this.threadFactory = b.resolvedThreadFactory();
+    this.queueFactory = b.resolvedQueueFactory();
+    this.clock = b.clock;
+    this.reconcileTimeoutNanos = b.reconcileTimeoutNanos;
+    this.maxRetries = b.maxRetries;
+    this.droppedKeyHandler = b.droppedKeyHandler;
+    this.drainOnStop = b.drainOnStop;
+    this.stopTimeout = b.stopTimeout;
+    ControllerMetricsProvider m = b.metrics;
+    this.successes = m.newReconcileTotal(name, ControllerMetricsProvider.SUCCESS);
+    this.errors = m.newReconcileTotal(name, ControllerMetricsProvider.ERROR);
+    this.requeues = m.newReconcileTotal(name, ControllerMetricsProvider.REQUEUE);
+    this.requeuesAfter = m.newReconcileTotal(name, ControllerMetricsProvider.REQUEUE_AFTER);
+    this.errorsTotal = m.newReconcileErrors(name);
+    this.terminalErrors = m.newTerminalReconcileErrors(name);
+    this.panics = m.newReconcilePanics(name);
+    this.reconcileTime = m.newReconcileTime(name);
+    this.activeWorkersGauge = m.newActiveWorkers(name);
+    m.newMaxConcurrentReconciles(name).set(workers);
+    activeWorkersGauge.set(0);
+    this.queue = queueFactory.get();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void add(T key) {
+    queue.add(key);
+  }
+
+  @Override
+  public void addAfter(T key, Duration delay) {
+    queue.addAfter(key, delay);
+  }
+
+  /** The current queue, for tests in this package. */
+  RateLimitingQueue<T> queue() {
+    return queue;
+  }
+
+  @Override
+  public void start() {
+    lifecycle.lock();
+    try {
+      if (run != null) {
+        throw new IllegalStateException("controller " + name + " is already running");
+      }
+      if (queue.isShuttingDown()) {
+        queue = queueFactory.get(); // a restart: fresh queue
+      }
+      Run r = new Run(queue, workers);
+      run = r;
+      for (int i = 0; i < workers; i++) {
+        Runnable loop = () -> workerLoop(r);
+        if (executor != null) {
+          executor.execute(loop);
+        } else {
+          threadFactory.newThread(loop).start();
+        }
+      }
+    } finally {
+      lifecycle.unlock();
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    lifecycle.lock();
+    try {
+      return run != null;
+    } finally {
+      lifecycle.unlock();
+    }
+  }
+
+  @Override
+  public StopResult<T> stop(Duration timeout) throws InterruptedException {
+    TimeMath.requireNonNegative(timeout, "timeout");
+    lifecycle.lock();
+    try {
+      Run r = run;
+      if (r == null) {
+        if (!queue.isShuttingDown()) {
+          queue.shutDown(); // stopping a controller that never started: adds are ignored
+        }
+        return new StopResult<>(true, List.of());
+      }
+      long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
+      r.stopping = true;
+      boolean drained = true;
+      if (drainOnStop) {
+        drained = r.queue.shutDownWithDrain(timeout);
+      }
+      r.queue.shutDown();
+      boolean exited = r.awaitExit(deadline);
+      List<T> stillRunning = new ArrayList<>(r.running.values());
+      if (!exited) {
+        r.forced = true;
+        r.threads.forEach(Thread::interrupt);
+        log.warn("controller {}: stop deadline passed with {} reconcile(s) still running: {};"
+            + " their workers were interrupted", name, stillRunning.size(), stillRunning);
+      }
+      run = null;
+      return new StopResult<>(exited && drained, stillRunning);
+    } finally {
+      lifecycle.unlock();
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop(stopTimeout);
+  }
+
+  private void workerLoop(Run r) {
+    Thread self = Thread.currentThread();
+    r.threads.add(self);
+    try {
+      while (!r.forced) {
+        Optional<T> next;
+        try {
+          next = r.queue.get();
+        } catch (InterruptedException e) {
+          if (r.stopping) {
+            return;
+          }
+          log.warn("controller {}: worker {} interrupted while waiting; it exits", name,
+              self.getName());
+          return;
+        }
+        if (next.isEmpty()) {
+          return;
+        }
+        T key = next.get();
+        if (r.stopping && !drainOnStop) {
+          r.queue.done(key); // stopping without drain: the queued rest is dropped
+          return;
+        }
+        r.running.put(self, key);
+        activeWorkersGauge.set(activeWorkers.incrementAndGet());
+        try {
+          reconcileOnce(r.queue, key);
+        } finally {
+          activeWorkersGauge.set(activeWorkers.decrementAndGet());
+          r.running.remove(self);
+        }
+        if (Thread.interrupted() && r.forced) {
+          return; // interrupted by a stop past its deadline
+        }
+      }
+    } finally {
+      r.threads.remove(self);
+      r.exited();
+    }
+  }
+
+  /** One reconcile and its outcome; {@code done} always. */
+  private void reconcileOnce(RateLimitingQueue<T> q, T key) {
+    long start = clock.nanoTime();
+    Watchdog watchdog = reconcileTimeoutNanos > 0 ? new Watchdog(Thread.currentThread()) : null;
+    Cancellable timer = watchdog == null ? null
+        : clock.schedule(TimeMath.deadline(start, reconcileTimeoutNanos), watchdog);
+    Result result = null;
+    Throwable failure = null;
+    VirtualMachineError fatal = null;
+    try {
+      result = reconciler.reconcile(key);
+    } catch (StackOverflowError e) {
+      failure = e; // the stack is unwound by now: safe to go on
+      panics.inc();
+    } catch (VirtualMachineError e) {
+      failure = e;
+      fatal = e;
+      panics.inc();
+    } catch (Exception e) {
+      failure = e;
+    } catch (Error e) {
+      failure = e;
+      panics.inc();
+    } finally {
+      if (watchdog != null) {
+        timer.cancel();
+        if (watchdog.finish()) {
+          Thread.interrupted(); // the watchdog's interrupt, delivered: clear it
+          if (failure == null) {
+            failure = new java.util.concurrent.TimeoutException(
+                "reconcile of " + key + " exceeded " + Duration.ofNanos(reconcileTimeoutNanos));
+          }
+        }
+      }
+    }
+    try {
+      applyOutcome(q, key, result, failure);
+    } finally {
+      reconcileTime.observe(TimeMath.toSeconds(clock.nanoTime() - start));
+      q.done(key);
+    }
+    if (fatal != null) {
+      throw fatal; // the key is done and requeued; this worker dies, as the JVM may be broken
+    }
+  }
+
+  private void applyOutcome(RateLimitingQueue<T> q, T key, Result result, Throwable failure) {
+    if (failure instanceof TerminalException) {
+      errors.inc();
+      errorsTotal.inc();
+      terminalErrors.inc();
+      log.error("controller {}: terminal error reconciling {}; not retried", name, key, failure);
+    } else if (failure != null) {
+      errors.inc();
+      errorsTotal.inc();
+      int requeued = q.numRequeues(key);
+      if (maxRetries >= 0 && requeued >= maxRetries) {
+        q.forget(key);
+        log.error("controller {}: dropping {} after {} retries", name, key, requeued, failure);
+        droppedKeyHandler.dropped(key, requeued, failure);
+      } else {
+        log.error("controller {}: reconcile of {} failed; retrying with back-off", name, key,
+            failure);
+        q.addRateLimited(key);
+      }
+    } else if (result == null || result.equals(Result.success())) {
+      successes.inc();
+      q.forget(key);
+    } else if (result.requeueAfterDelay() != null) {
+      requeuesAfter.inc();
+      q.forget(key);
+      q.addAfter(key, result.requeueAfterDelay());
+    } else {
+      requeues.inc();
+      q.addRateLimited(key);
+    }
+  }
+
+  /** Interrupts a reconcile that outlives its timeout; {@link #finish} says if it did. */
+  private static final class Watchdog implements Runnable {
+    private final Thread worker;
+    private final ReentrantLock lock = new ReentrantLock();
+    private boolean finished;
+    private boolean fired;
+
+    Watchdog(Thread worker) {
+      this.worker = worker;
+    }
+
+    @Override
+    public void run() {
+      lock.lock();
+      try {
+        if (!finished) {
+          fired = true;
+          worker.interrupt(); // under the lock: delivered before finish() can report it
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    boolean finish() {
+      lock.lock();
+      try {
+        finished = true;
+        return fired;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** One start-to-stop span: its queue, its workers, what they are reconciling. */
+  private final class Run {
+    final RateLimitingQueue<T> queue;
+    final Map<Thread, T> running = new ConcurrentHashMap<>();
+    final java.util.Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    final ReentrantLock lock = new ReentrantLock();
+    final Condition allExited = lock.newCondition();
+    volatile boolean stopping;
+    volatile boolean forced;
+    int live; // guarded by lock
+
+    Run(RateLimitingQueue<T> queue, int workers) {
+      this.queue = queue;
+      this.live = workers;
+    }
+
+    void exited() {
+      lock.lock();
+      try {
+        if (--live == 0) {
+          allExited.signalAll();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    boolean awaitExit(long deadline) throws InterruptedException {
+      lock.lock();
+      try {
+        while (live > 0) {
+          if (clock.awaitUntil(lock, allExited, deadline) <= 0) {
+            return live == 0;
+          }
+        }
+        return true;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package dev.workqueue.controller;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
+
+/**
+ * client-go's {@code workqueue.ParallelizeUntil}: runs {@code pieces} numbered pieces of work
+ * on up to {@code workers} threads, handing out chunks of consecutive pieces dynamically (a
+ * free worker takes the next chunk), until all are done or the work is cancelled.
+ */
+public final class Parallelizer {
+  private static final AtomicInteger THREADS = new AtomicInteger();
+  private static final ThreadFactory DEFAULT_FACTORY = r -> {
+    Thread t = new Thread(r, "workqueue-parallelize-" + THREADS.incrementAndGet());
+    t.setDaemon(true);
+    return t;
+  };
+
+  private Parallelizer() {}
+
+  /** {@code parallelizeUntil(cancelled, workers, pieces, work, 1)}. */
+  public static void parallelizeUntil(BooleanSupplier cancelled, int workers, int pieces,
+      IntConsumer work) throws InterruptedException {
+    parallelizeUntil(cancelled, workers, pieces, work, 1);
+  }
+
+  /** With new daemon threads named {@code workqueue-parallelize-N}. */
+  public static void parallelizeUntil(BooleanSupplier cancelled, int workers, int pieces,
+      IntConsumer work, int chunkSize) throws InterruptedException {
+    parallelizeUntil(cancelled, workers, pieces, work, chunkSize, DEFAULT_FACTORY);
+  }
+
+  /**
+   * Runs {@code work.accept(i)} for every {@code i} in {@code [0, pieces)}, each exactly once
+   * unless cancelled, on at most {@code min(workers, chunks)} threads where
+   * {@code chunks = ceil(pieces / chunkSize)}; the calling thread is one of them and the rest
+   * come from {@code threads}. {@code cancelled} is checked before each piece: once it says
+   * true, no new piece starts. Returns when every worker has stopped. If a piece throws, no
+   * new piece starts and the first throwable is rethrown (unchecked ones as they are).
+   *
+   * @throws IllegalArgumentException if {@code workers < 1}, {@code pieces < 0} or
+   *     {@code chunkSize < 1} (client-go silently does nothing for {@code workers < 1})
+   * @throws InterruptedException if the caller is interrupted while waiting for the others;
+   *     they are cancelled
+   */
+  public static void parallelizeUntil(BooleanSupplier cancelled, int workers, int pieces,
+      IntConsumer work, int chunkSize, ThreadFactory threads) throws InterruptedException {
+    Objects.requireNonNull(cancelled, "cancelled must not be null");
+    Objects.requireNonNull(work, "work must not be null");
+    Objects.requireNonNull(threads, "threads must not be null");
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+    }
+    if (pieces < 0) {
+      throw new IllegalArgumentException("pieces must not be negative, was " + pieces);
+    }
+    if (chunkSize < 1) {
+      throw new IllegalArgumentException("chunkSize must be at least 1, was " + chunkSize);
+    }
+    if (pieces == 0) {
+      return;
+    }
+    int chunks = (int) ((pieces + (long) chunkSize - 1) / chunkSize);
+    int n = Math.min(workers, chunks);
+    AtomicInteger nextChunk = new AtomicInteger();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Runnable worker = () -> {
+      try {
+        for (int c = nextChunk.getAndIncrement(); c < chunks; c = nextChunk.getAndIncrement()) {
+          int end = (int) Math.min(pieces, (long) (c + 1) * chunkSize);
+          for (int i = c * chunkSize; i < end; i++) {
+            if (failure.get() != null || cancelled.getAsBoolean()) {
+              return;
+            }
+            work.accept(i);
+          }
+        }
+      } catch (Throwable t) {
+        failure.compareAndSet(null, t);
+      }
+    };
+    List<Thread> started = new ArrayList<>(n - 1);
+    for (int i = 1; i < n; i++) {
+      Thread t = threads.newThread(worker);
+      t.start();
+      started.add(t);
+    }
+    worker.run();
+    try {
+      for (Thread t : started) {
+        t.join();
+      }
+    } catch (InterruptedException e) {
+      failure.compareAndSet(null, e); // stops the others at their next piece
+      throw e;
+    }
+    Throwable t = failure.get();
+    if (t instanceof RuntimeException re) {
+      throw re;
+    } else if (t instanceof Error err) {
+      throw err;
+    } else if (t != null) {
+      throw new IllegalStateException("a piece failed", t);
+    }
+  }
+}

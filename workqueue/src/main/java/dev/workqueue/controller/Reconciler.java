@@ -1,0 +1,36 @@
+package dev.workqueue.controller;
+
+/**
+ * Makes the world match the object named by a key: controller-runtime's {@code Reconciler}.
+ * Called by a {@link Controller}'s workers, never for the same key by two workers at once.
+ *
+ * <p>What the controller does with the outcome:
+ *
+ * <table>
+ *   <caption>Outcomes</caption>
+ *   <tr><th>the reconciler</th><th>the queue</th></tr>
+ *   <tr><td>returns {@link Result#success()} or {@code null}</td><td>{@code forget}</td></tr>
+ *   <tr><td>returns {@link Result#requeueAfter}</td><td>{@code forget}, then
+ *       {@code addAfter(delay)}</td></tr>
+ *   <tr><td>returns {@link Result#requeue()}</td><td>{@code addRateLimited}</td></tr>
+ *   <tr><td>throws an exception, or an {@code Error} (including {@code StackOverflowError}),
+ *       or times out</td><td>{@code addRateLimited} (or, past the retry cap, {@code forget}
+ *       and the dropped-key handler)</td></tr>
+ *   <tr><td>throws {@link TerminalException}</td><td>nothing: no requeue, no
+ *       {@code forget}</td></tr>
+ * </table>
+ *
+ * and {@code done} always. A reconciler should be idempotent: a key is reconciled again after
+ * any failure, and may be reconciled again after a success if it changed meanwhile.
+ *
+ * @param <T> the key type
+ */
+@FunctionalInterface
+public interface Reconciler<T> {
+
+  /**
+   * Reconciles {@code key}. If the controller has a reconcile timeout, the worker thread is
+   * interrupted when it passes: a reconciler that blocks should respond to interruption.
+   */
+  Result reconcile(T key) throws Exception;
+}

@@ -1,0 +1,18 @@
+package dev.workqueue.controller;
+
+import java.util.List;
+
+/**
+ * What {@link Controller#stop} achieved.
+ *
+ * @param completed true if every worker finished before the deadline (and, with drain on
+ *     stop, the queue drained)
+ * @param stillRunning the keys whose reconciles were still running at the deadline; their
+ *     workers were interrupted and exit when the reconciler returns
+ * @param <T> the key type
+ */
+public record StopResult<T>(boolean completed, List<T> stillRunning) {
+  public StopResult {
+    stillRunning = List.copyOf(stillRunning);
+  }
+}

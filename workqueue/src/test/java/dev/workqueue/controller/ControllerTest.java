@@ -1,0 +1,412 @@
+package dev.workqueue.controller;
+
+import static dev.workqueue.metrics.ControllerMetricsProvider.RECONCILE_ERRORS;
+import static dev.workqueue.metrics.ControllerMetricsProvider.RECONCILE_PANICS;
+import static dev.workqueue.metrics.ControllerMetricsProvider.RECONCILE_TOTAL;
+import static dev.workqueue.metrics.ControllerMetricsProvider.TERMINAL_RECONCILE_ERRORS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.workqueue.RateLimitingQueue;
+import dev.workqueue.clock.FakeClock;
+import dev.workqueue.metrics.RecordingMetricsProvider;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ControllerTest {
+  private final FakeClock clock = new FakeClock();
+  private final RecordingMetricsProvider metrics = new RecordingMetricsProvider();
+  private final BlockingQueue<Call> calls = new LinkedBlockingQueue<>();
+  private final Map<String, Function<String, Result>> behaviour = new ConcurrentHashMap<>();
+  private DefaultController<String> controller;
+
+  record Call(String key, long atNanos) {}
+
+  /** What a reconciler does for a key, one element per call; the last repeats. */
+  private void script(String key, Object... outcomes) {
+    List<Object> steps = new ArrayList<>(java.util.Arrays.asList(outcomes));
+    behaviour.put(key, k -> {
+      Object step = steps.size() > 1 ? steps.remove(0) : steps.get(0);
+      if (step instanceof Result r) {
+        return r;
+      }
+      if (step == null) {
+        return null;
+      }
+      throw sneaky((Throwable) step);
+    });
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+    throw (E) t;
+  }
+
+  private DefaultController<String> start(ControllerBuilder<String> b) {
+    controller = (DefaultController<String>) b.build();
+    controller.start();
+    return controller;
+  }
+
+  private ControllerBuilder<String> builder() {
+    return Controller.<String>builder("test").clock(clock).metricsProvider(metrics)
+        .reconciler(key -> {
+          calls.add(new Call(key, clock.nanoTime()));
+          Function<String, Result> f = behaviour.get(key);
+          return f == null ? Result.success() : f.apply(key);
+        });
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (controller != null) {
+      StopResult<String> r = controller.stop(Duration.ZERO);
+      assertNotNull(r);
+    }
+  }
+
+  private Call nextCall() throws InterruptedException {
+    Call c = calls.poll(10, SECONDS);
+    assertNotNull(c, "the reconciler was not called");
+    return c;
+  }
+
+  /** Waits until the worker has handled the last call's outcome: nothing processing. */
+  private void awaitIdle() {
+    await().atMost(10, SECONDS).until(() ->
+        metrics.value("test", "controller_runtime_active_workers") == 0.0 && idleQueue());
+  }
+
+  private boolean idleQueue() {
+    RateLimitingQueue<String> q = controller.queue();
+    return q.size() == 0;
+  }
+
+  private long millis(long nanos) {
+    return Duration.ofNanos(nanos).toMillis();
+  }
+
+  @Test
+  void failures_backOff5_10_20ms_andSuccessForgets() throws Exception {
+    RuntimeException boom = new RuntimeException("boom");
+    script("k", boom, boom, boom, Result.success(), boom);
+    start(builder());
+    controller.add("k");
+    long[] expected = {0, 5, 15, 35};
+    for (long at : expected) {
+      assertEquals(at, millis(nextCall().atNanos()));
+      awaitIdle();
+      if (at != 35) {
+        clock.stepMillis(1);
+        assertNull(calls.poll(), "not before its back-off");
+        clock.stepMillis(at == 0 ? 4 : at == 5 ? 9 : 19);
+      }
+    }
+    assertEquals(0, controller.queue().numRequeues("k"), "success forgot the key");
+    controller.add("k"); // fails again: back-off starts over at 5 ms
+    assertEquals(35, millis(nextCall().atNanos()));
+    awaitIdle();
+    assertEquals(1, controller.queue().numRequeues("k"));
+    clock.stepMillis(5);
+    assertEquals(40, millis(nextCall().atNanos()));
+    awaitIdle();
+    assertEquals(5, metrics.count("test", RECONCILE_ERRORS), "failures at 0, 5, 15, 35, 40 ms");
+    assertEquals(1, metrics.count("test", RECONCILE_TOTAL + "{result=success}"));
+  }
+
+  @Test
+  void requeueResult_isRateLimited() throws Exception {
+    script("k", Result.requeue(), Result.requeue(), Result.success());
+    start(builder());
+    controller.add("k");
+    assertEquals(0, millis(nextCall().atNanos()));
+    awaitIdle();
+    clock.stepMillis(5);
+    assertEquals(5, millis(nextCall().atNanos()));
+    awaitIdle();
+    assertEquals(2, controller.queue().numRequeues("k"));
+    clock.stepMillis(10);
+    assertEquals(15, millis(nextCall().atNanos()));
+    assertEquals(2, metrics.count("test", RECONCILE_TOTAL + "{result=requeue}"));
+  }
+
+  @Test
+  void requeueAfter_forgetsAndDelays() throws Exception {
+    RuntimeException boom = new RuntimeException("boom");
+    script("k", boom, Result.requeueAfter(Duration.ofSeconds(2)), Result.success());
+    start(builder());
+    controller.add("k");
+    nextCall();
+    awaitIdle();
+    clock.stepMillis(5);
+    nextCall();
+    awaitIdle();
+    assertEquals(0, controller.queue().numRequeues("k"), "requeueAfter forgets");
+    clock.step(Duration.ofMillis(1999));
+    assertNull(calls.poll());
+    clock.stepMillis(1);
+    assertEquals(2005, millis(nextCall().atNanos()));
+    assertEquals(1, metrics.count("test", RECONCILE_TOTAL + "{result=requeue_after}"));
+  }
+
+  @Test
+  void terminalException_neitherRequeuesNorForgets() throws Exception {
+    script("k", new RuntimeException("boom"), new TerminalException("bad spec"));
+    start(builder());
+    controller.add("k");
+    nextCall();
+    awaitIdle();
+    clock.stepMillis(5);
+    nextCall();
+    awaitIdle();
+    assertEquals(0, controller.queue().waitingCount(), "not requeued");
+    assertEquals(1, controller.queue().numRequeues("k"), "not forgotten");
+    clock.step(Duration.ofHours(1));
+    assertNull(calls.poll(), "never again unless added");
+    assertEquals(1, metrics.count("test", TERMINAL_RECONCILE_ERRORS));
+    assertEquals(2, metrics.count("test", RECONCILE_ERRORS));
+  }
+
+  @Test
+  void nullResult_isSuccess() throws Exception {
+    script("k", new RuntimeException("boom"), null);
+    start(builder());
+    controller.add("k");
+    nextCall();
+    awaitIdle();
+    clock.stepMillis(5);
+    nextCall();
+    awaitIdle();
+    assertEquals(0, controller.queue().numRequeues("k"));
+    assertEquals(0, controller.queue().waitingCount());
+    controller.add("k");
+    nextCall(); // not stuck: handed out again at once
+  }
+
+  @Test
+  void stackOverflowAndOtherErrors_doNotKillTheWorker_norStickTheKey() throws Exception {
+    behaviour.put("deep", k -> recurse(0));
+    script("assert", new AssertionError("bug"));
+    start(builder()); // one worker: if it died, nothing below would run
+    controller.add("deep");
+    nextCall();
+    awaitIdle();
+    assertEquals(1, controller.queue().waitingCount(), "requeued with back-off");
+    controller.add("assert");
+    nextCall();
+    awaitIdle();
+    controller.add("fine");
+    assertEquals("fine", nextCall().key());
+    clock.stepMillis(5);
+    List<String> again = List.of(nextCall().key(), nextCall().key());
+    assertTrue(again.containsAll(List.of("deep", "assert")), "both retried: " + again);
+    awaitIdle();
+    assertEquals(4, metrics.count("test", RECONCILE_PANICS));
+  }
+
+  private static Result recurse(int depth) {
+    return recurse(depth + 1);
+  }
+
+  @Test
+  void maxRetries_dropsTheKeyAndTellsTheHandler() throws Exception {
+    List<String> dropped = new ArrayList<>();
+    script("k", new RuntimeException("boom"));
+    start(builder().maxRetries(2, (key, attempts, last) ->
+        dropped.add(key + ":" + attempts + ":" + last.getMessage())));
+    controller.add("k");
+    nextCall();
+    awaitIdle();
+    clock.stepMillis(5);
+    nextCall();
+    awaitIdle();
+    clock.stepMillis(10);
+    nextCall();
+    awaitIdle();
+    assertEquals(List.of("k:2:boom"), dropped);
+    assertEquals(0, controller.queue().numRequeues("k"), "forgotten");
+    clock.step(Duration.ofHours(1));
+    assertNull(calls.poll());
+  }
+
+  @Test
+  void reconcileTimeout_interruptsAndCountsAsFailure() throws Exception {
+    CountDownLatch never = new CountDownLatch(1);
+    behaviour.put("slow", k -> {
+      try {
+        never.await();
+        return Result.success();
+      } catch (InterruptedException e) {
+        throw sneaky(e);
+      }
+    });
+    behaviour.put("deaf", k -> {
+      boolean interrupted = false;
+      while (clock.nanoTime() < Duration.ofSeconds(3).toNanos()) {
+        interrupted |= Thread.interrupted(); // ignores the interrupt until time passes
+        Thread.onSpinWait();
+      }
+      return interrupted ? Result.success() : Result.requeue();
+    });
+    start(builder().reconcileTimeout(Duration.ofSeconds(1)));
+    controller.add("slow");
+    nextCall();
+    clock.step(Duration.ofSeconds(1));
+    awaitIdle();
+    assertEquals(1, controller.queue().waitingCount(), "timed out: requeued");
+    assertFalse(Thread.currentThread().isInterrupted());
+
+    controller.add("deaf");
+    nextCall();
+    clock.step(Duration.ofSeconds(1)); // timeout: interrupt ignored for now
+    clock.step(Duration.ofSeconds(1)); // "slow" comes due meanwhile and waits
+    clock.step(Duration.ofSeconds(1)); // deaf returns success, but too late
+    await().atMost(10, SECONDS).until(() -> metrics.count("test", RECONCILE_ERRORS) == 2);
+    assertEquals(0, metrics.count("test", RECONCILE_TOTAL + "{result=success}"));
+  }
+
+  @Test
+  void stop_waitsForRunningReconcile_thenWorkersExit() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    behaviour.put("k", k -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        throw sneaky(e);
+      }
+      return Result.success();
+    });
+    start(builder().workers(3));
+    controller.add("k");
+    nextCall();
+    var stopped = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return controller.stop(Duration.ofHours(1));
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    await().atMost(10, SECONDS).until(() -> controller.queue().isShuttingDown());
+    assertFalse(stopped.isDone(), "the running reconcile is awaited");
+    release.countDown();
+    StopResult<String> r = stopped.get(10, SECONDS);
+    assertTrue(r.completed());
+    assertEquals(List.of(), r.stillRunning());
+    assertEquals(1, metrics.count("test", RECONCILE_TOTAL + "{result=success}"));
+    assertNoWorkerThreads();
+  }
+
+  @Test
+  void stop_pastDeadline_reportsTheStuckKey_andCooperativeWorkersExit() throws Exception {
+    CountDownLatch never = new CountDownLatch(1);
+    behaviour.put("stuck", k -> {
+      try {
+        never.await(); // cooperates: interruption ends it
+      } catch (InterruptedException e) {
+        throw sneaky(e);
+      }
+      return Result.success();
+    });
+    start(builder().workers(4));
+    controller.add("stuck");
+    nextCall();
+    var stopped = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return controller.stop(Duration.ofSeconds(5));
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    await().atMost(10, SECONDS).until(clock::hasWaiters);
+    clock.step(Duration.ofSeconds(5));
+    StopResult<String> r = stopped.get(10, SECONDS);
+    assertFalse(r.completed());
+    assertEquals(List.of("stuck"), r.stillRunning());
+    assertNoWorkerThreads();
+  }
+
+  @Test
+  void stop_withoutDrain_dropsQueuedKeys_withDrain_worksThemOff() throws Exception {
+    for (boolean drain : new boolean[] {false, true}) {
+      calls.clear();
+      CountDownLatch release = new CountDownLatch(1);
+      behaviour.put("first", k -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          throw sneaky(e);
+        }
+        return Result.success();
+      });
+      start(builder().drainOnStop(drain));
+      controller.add("first");
+      nextCall();
+      controller.add("second");
+      controller.add("third");
+      var stopped = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return controller.stop(Duration.ofHours(1));
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      await().atMost(10, SECONDS).until(() -> controller.queue().isShuttingDown());
+      release.countDown();
+      assertTrue(stopped.get(10, SECONDS).completed());
+      List<String> rest = new ArrayList<>();
+      calls.forEach(c -> rest.add(c.key()));
+      assertEquals(drain ? List.of("second", "third") : List.of(), rest, "drain=" + drain);
+      controller = null;
+      assertNoWorkerThreads();
+    }
+  }
+
+  @Test
+  void restart_afterStop_processesNewWork() throws Exception {
+    start(builder().workers(2));
+    controller.add("a");
+    assertEquals("a", nextCall().key());
+    awaitIdle();
+    assertTrue(controller.stop(Duration.ofSeconds(5)).completed());
+    assertFalse(controller.isRunning());
+    controller.add("ignored-while-stopped");
+    controller.start();
+    assertTrue(controller.isRunning());
+    controller.add("b");
+    assertEquals("b", nextCall().key());
+    assertThrows(IllegalStateException.class, controller::start, "already running");
+  }
+
+  @Test
+  void builder_rejectsBadArgumentsAtOnce() {
+    ControllerBuilder<String> b = Controller.builder("x");
+    assertThrows(IllegalArgumentException.class, () -> b.workers(0));
+    assertThrows(IllegalArgumentException.class, () -> b.reconcileTimeout(Duration.ZERO));
+    assertThrows(IllegalArgumentException.class, () -> b.maxRetries(-1, (k, a, t) -> {}));
+    assertThrows(IllegalArgumentException.class, () -> Controller.builder(""));
+    assertThrows(IllegalStateException.class, b::build, "no reconciler");
+    assertEquals("reconciler must not be null",
+        assertThrows(NullPointerException.class, () -> b.reconciler(null)).getMessage());
+    assertThrows(IllegalArgumentException.class, () -> Result.requeueAfter(Duration.ofSeconds(-1)));
+  }
+
+  private static void assertNoWorkerThreads() {
+    await().atMost(10, SECONDS).until(() -> Thread.getAllStackTraces().keySet().stream()
+        .noneMatch(t -> t.getName().startsWith("workqueue-worker-")));
+  }
+}

@@ -1,0 +1,76 @@
+package dev.workqueue.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class ParallelizerTest {
+
+  @ParameterizedTest(name = "pieces={0} workers={1} chunk={2}")
+  @CsvSource({"1000, 10, 1", "1000, 10, 10", "1000, 10, 100", "999, 10, 13", "5, 10, 1", "1, 1, 1"})
+  void everyPieceRunsExactlyOnce(int pieces, int workers, int chunk) throws Exception {
+    AtomicIntegerArray runs = new AtomicIntegerArray(pieces);
+    Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    Parallelizer.parallelizeUntil(() -> false, workers, pieces, i -> {
+      runs.incrementAndGet(i);
+      threads.add(Thread.currentThread());
+    }, chunk);
+    for (int i = 0; i < pieces; i++) {
+      assertEquals(1, runs.get(i), "piece " + i);
+    }
+    int chunks = (pieces + chunk - 1) / chunk;
+    assertTrue(threads.size() <= Math.min(workers, chunks), "threads: " + threads.size());
+  }
+
+  @Test
+  void cancellation_stopsNewPieces() throws Exception {
+    int workers = 4;
+    AtomicBoolean cancelled = new AtomicBoolean();
+    AtomicInteger started = new AtomicInteger();
+    Parallelizer.parallelizeUntil(cancelled::get, workers, 100_000, i -> {
+      if (started.incrementAndGet() == 100) {
+        cancelled.set(true);
+      }
+    }, 1);
+    // Each worker may have passed its check just before the flag was set.
+    assertTrue(started.get() < 100 + workers, "started after cancellation: " + started.get());
+  }
+
+  @Test
+  void zeroPieces_returnsAtOnce_andBadArgumentsFail() throws Exception {
+    Parallelizer.parallelizeUntil(() -> false, 3, 0, i -> {
+      throw new AssertionError("no piece");
+    });
+    assertThrows(IllegalArgumentException.class,
+        () -> Parallelizer.parallelizeUntil(() -> false, 0, 10, i -> {}));
+    assertThrows(IllegalArgumentException.class,
+        () -> Parallelizer.parallelizeUntil(() -> false, 1, -1, i -> {}));
+    assertThrows(IllegalArgumentException.class,
+        () -> Parallelizer.parallelizeUntil(() -> false, 1, 10, i -> {}, 0));
+  }
+
+  @Test
+  void aFailingPiece_stopsTheRest_andIsRethrown() {
+    IllegalStateException boom = new IllegalStateException("boom");
+    AtomicInteger ran = new AtomicInteger();
+    IllegalStateException thrown = assertThrows(IllegalStateException.class, () ->
+        Parallelizer.parallelizeUntil(() -> false, 1, 1000, i -> {
+          ran.incrementAndGet();
+          if (i == 10) {
+            throw boom;
+          }
+        }));
+    assertSame(boom, thrown);
+    assertEquals(11, ran.get());
+  }
+}

@@ -28,6 +28,15 @@ import dev.workqueue.ratelimit.RateLimiter;
  */
 public interface RateLimitingQueue<T> extends DelayingQueue<T> {
 
+  /**
+   * A rate-limiting queue on the default controller limiter (client-go's
+   * {@code NewTypedRateLimitingQueue(DefaultTypedControllerRateLimiter())}): exponential 5 ms
+   * to 1000 s per item, and 10 per second with bursts of 100 overall.
+   */
+  static <T> RateLimitingQueue<T> create() {
+    return create(dev.workqueue.ratelimit.RateLimiters.defaultControllerRateLimiter());
+  }
+
   /** A rate-limiting queue on {@code limiter}, with the default settings otherwise. */
   static <T> RateLimitingQueue<T> create(RateLimiter<? super T> limiter) {
     return new WorkQueueBuilder<T>().buildRateLimiting(limiter);

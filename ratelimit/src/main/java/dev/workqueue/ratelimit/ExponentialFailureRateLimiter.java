@@ -19,7 +19,8 @@ import java.util.List;
  * {@link Integer#MAX_VALUE} instead of wrapping.
  *
  * <p>Thread-safe: the count of one item is updated atomically, so concurrent failures of
- * the same item get successive delays.
+ * the same item get successive delays. The caller must {@code forget} an item once it
+ * succeeds, unless the state is bounded (see {@link PerItemLimiterBuilder}).
  */
 final class ExponentialFailureRateLimiter<T> implements RateLimiter<T>, TracksItems {
   private final ItemStore<T, Integer> failures;

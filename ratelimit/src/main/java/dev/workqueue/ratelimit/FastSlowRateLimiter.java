@@ -7,7 +7,9 @@ import java.time.Duration;
  * {@code ItemFastSlowRateLimiter}. The item's count is incremented first; the call returns
  * {@code fast} while the count is at most {@code maxFastAttempts}, else {@code slow}.
  *
- * <p>Thread-safe; allocates nothing per call for counts up to 127.
+ * <p>Thread-safe; allocates nothing per call for counts up to 127. The caller must
+ * {@code forget} an item once it succeeds, unless the state is bounded (see
+ * {@link PerItemLimiterBuilder}).
  */
 final class FastSlowRateLimiter<T> implements RateLimiter<T>, TracksItems {
   private final ItemStore<T, Integer> attempts;

@@ -12,7 +12,9 @@ import java.util.function.Function;
  * <p>Expiry after inactivity loses nothing once the inactivity is at least
  * {@code burst / qps}: by then the item's bucket would be full again anyway.
  *
- * <p>Thread-safe. {@code numRequeues} is always 0, as in client-go.
+ * <p>Thread-safe. {@code numRequeues} is always 0, as in client-go. The caller must
+ * {@code forget} an item it is done with, unless the state is bounded (see
+ * {@link PerItemLimiterBuilder}).
  */
 final class PerItemTokenBucketRateLimiter<T> implements RateLimiter<T>, TracksItems {
   private final ItemStore<T, TokenBucketRateLimiter<?>> buckets;

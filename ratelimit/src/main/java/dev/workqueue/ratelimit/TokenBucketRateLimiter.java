@@ -159,16 +159,15 @@ final class TokenBucketRateLimiter<T> implements RateLimiter<T> {
 
   /** Takes one token now and returns how long until it exists. */
   Duration reserve() {
-    switch (mode) {
-      case UNLIMITED:
-        return Duration.ZERO;
-      case BUCKET:
-        return reserveFromBucket();
-      case ALLOWANCE_ONLY:
-        return takeAllowance();
-      default:
-        return NEVER;
+    Mode m = mode;
+    if (m == Mode.BUCKET) {
+      return reserveFromBucket();
+    } else if (m == Mode.UNLIMITED) {
+      return Duration.ZERO;
+    } else if (m == Mode.ALLOWANCE_ONLY) {
+      return takeAllowance();
     }
+    return NEVER;
   }
 
   private Duration reserveFromBucket() {

@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class ExponentialFailureRateLimiterTest {
@@ -144,6 +148,41 @@ class ExponentialFailureRateLimiterTest {
     RateLimiter<String> limiter = RateLimiters.exponential(MS, MAX);
     NullPointerException e = assertThrows(NullPointerException.class, () -> limiter.when(null));
     assertEquals("item must not be null", e.getMessage());
+  }
+
+  @Test
+  void concurrentFailuresOfOneItem_areEachCountedOnce() throws Exception {
+    RateLimiter<String> limiter = RateLimiters.exponential(MS, MAX);
+    int threads = 8;
+    int callsEach = 5_000;
+    CountDownLatch go = new CountDownLatch(1);
+    ConcurrentHashMap<Duration, AtomicInteger> seen = new ConcurrentHashMap<>();
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread worker = new Thread(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        for (int i = 0; i < callsEach; i++) {
+          seen.computeIfAbsent(limiter.when("hot"), d -> new AtomicInteger()).incrementAndGet();
+        }
+      });
+      worker.start();
+      workers.add(worker);
+    }
+    go.countDown();
+    for (Thread worker : workers) {
+      worker.join(TimeUnit.SECONDS.toMillis(30));
+    }
+
+    assertEquals(threads * callsEach, limiter.numRequeues("hot"));
+    for (int n = 0; n < 10; n++) { // 1, 2, 4 .. 512 ms: each handed out exactly once
+      assertEquals(1, seen.get(ms(1L << n)).get(), "2^" + n + " ms");
+    }
+    assertEquals(threads * callsEach - 10, seen.get(MAX).get());
   }
 
   private static Duration ms(long millis) {

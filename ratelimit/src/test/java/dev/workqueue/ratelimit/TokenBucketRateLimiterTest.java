@@ -28,6 +28,19 @@ class TokenBucketRateLimiterTest {
   }
 
   @Test
+  void essayExample_timelineMatchesTheTable() {
+    RateLimiter<String> bucket = RateLimiters.tokenBucket(10, 3, clock);
+    List<Duration> waits = new ArrayList<>(timeline(bucket, 5)); // calls 1-5 at t = 0
+    clock.stepMillis(250);
+    waits.add(bucket.when("x")); // call 6 at t = 250
+    clock.stepMillis(750);
+    waits.add(bucket.when("x")); // call 7 at t = 1000
+
+    assertEquals(List.of(ms(0), ms(0), ms(0), ms(100), ms(200), ms(50), ms(0)), waits);
+    assertEquals(List.of(ms(0), ms(0), ms(100)), timeline(bucket, 3)); // 2 tokens were left
+  }
+
+  @Test
   void bucket_ignoresTheItem() {
     RateLimiter<String> bucket = RateLimiters.tokenBucket(10, 1, clock);
     assertEquals(ms(0), bucket.when("a"));

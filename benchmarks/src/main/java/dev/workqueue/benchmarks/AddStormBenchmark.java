@@ -53,7 +53,7 @@ public class AddStormBenchmark {
 
   @Setup(Level.Iteration)
   public void setUp() {
-    q = Contender.create(queue);
+    q = Contender.createDeduplicating(queue);
   }
 
   @TearDown(Level.Iteration)

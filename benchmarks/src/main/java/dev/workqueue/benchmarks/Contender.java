@@ -59,9 +59,31 @@ public enum Contender {
 
   abstract <T> QueueUnderTest<T> create();
 
+  /** Whether adding a queued item again leaves one copy (false for the plain JDK queues). */
+  boolean deduplicates() {
+    return this != ABQ && this != LBQ;
+  }
+
+  /** The contender a {@code @Param} value names, case-insensitively. */
+  public static Contender named(String name) {
+    return valueOf(name.toUpperCase(java.util.Locale.ROOT));
+  }
+
+  /**
+   * A queue of the contender {@code name}, which must de-duplicate: scenarios that re-add
+   * queued items would fill a plain queue until a put blocks for ever.
+   */
+  static <T> QueueUnderTest<T> createDeduplicating(String name) {
+    Contender c = named(name);
+    if (!c.deduplicates()) {
+      throw new IllegalArgumentException(name + " does not de-duplicate: not a contender here");
+    }
+    return c.create();
+  }
+
   /** The contender a {@code @Param} value names, case-insensitively. */
   public static <T> QueueUnderTest<T> create(String name) {
-    return valueOf(name.toUpperCase(java.util.Locale.ROOT)).create();
+    return named(name).create();
   }
 
   private static final class ToolkitQueue<T> implements QueueUnderTest<T> {

@@ -42,7 +42,7 @@ public class DedupHitBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws InterruptedException {
-    q = Contender.create(queue);
+    q = Contender.createDeduplicating(queue);
     for (Integer key : keys) {
       q.add(key);
     }

@@ -1,7 +1,7 @@
 package dev.workqueue.benchmarks;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,9 +26,11 @@ import org.openjdk.jmh.infra.Control;
  * rate</b>, JMH's secondary result {@code p1c1_consume} / {@code p2c2_consume}, in ops/s; the
  * producers' rate includes their waiting.
  *
- * <p>Producers are held to at most {@value #MAX_IN_FLIGHT} items added but not yet done, by
- * one counter that every contender pays for alike; without it the unbounded queues would grow
- * by millions of items per second and the run would measure the garbage collector.
+ * <p>Producers are held to about {@value #MAX_IN_FLIGHT} items added but not yet done, the same
+ * bound for every contender; without it the unbounded queues would grow by millions of items
+ * per second and the run would measure the garbage collector. The bound is kept with two
+ * striped {@link LongAdder}s (added, done), read only every {@value #CHECK_EVERY} adds, so the
+ * harness adds no shared hot cache line of its own to the hand-off being measured.
  *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},
@@ -48,18 +50,25 @@ import org.openjdk.jmh.infra.Control;
 public class HandOffBenchmark {
   /** At most this many items are added and not yet done, whatever the queue. */
   static final int MAX_IN_FLIGHT = 1024;
+  /** A producer looks at the in-flight count once per this many adds (a power of two). */
+  static final int CHECK_EVERY = 32;
 
   @Param({"toolkit", "naive", "abq", "lbq", "peer"})
   public String queue;
 
   private QueueUnderTest<Integer> q;
-  private final AtomicInteger inFlight = new AtomicInteger();
+  private final LongAdder added = new LongAdder();
+  private final LongAdder done = new LongAdder();
 
   /** A producer's own keys: a ring far larger than {@link #MAX_IN_FLIGHT}, so all distinct. */
   @State(Scope.Thread)
   public static class ProducerKeys {
     private final Integer[] keys = Keys.ring(1 << 16);
     private int next;
+
+    boolean checkDue() {
+      return (next & (CHECK_EVERY - 1)) == 0;
+    }
 
     Integer next() {
       return keys[next++ & (keys.length - 1)];
@@ -70,7 +79,8 @@ public class HandOffBenchmark {
   @Setup(Level.Iteration)
   public void setUp() {
     q = Contender.create(queue);
-    inFlight.set(0);
+    added.reset(); // no thread is running between iterations
+    done.reset();
   }
 
   @TearDown(Level.Iteration)
@@ -107,13 +117,15 @@ public class HandOffBenchmark {
   }
 
   private void produce(ProducerKeys keys, Control control) throws InterruptedException {
-    while (inFlight.get() >= MAX_IN_FLIGHT) {
-      if (control.stopMeasurement) {
-        return;
+    if (keys.checkDue()) {
+      while (added.sum() - done.sum() >= MAX_IN_FLIGHT) {
+        if (control.stopMeasurement) {
+          return;
+        }
+        Thread.yield();
       }
-      Thread.yield();
     }
-    inFlight.incrementAndGet();
+    added.increment();
     q.add(keys.next());
   }
 
@@ -128,7 +140,7 @@ public class HandOffBenchmark {
       item = q.take();
     }
     q.done(item);
-    inFlight.decrementAndGet();
+    done.increment();
     return item;
   }
 }

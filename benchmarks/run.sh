@@ -31,5 +31,6 @@ json="benchmarks/results/jmh-$profile.json"
 echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc $*"
 java -jar "$jar" "${opts[@]}" -prof gc -rf json -rff "$json" "$@"
 
-java -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
+loadavg="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
+java -Dreport.loadavg="$loadavg" -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
   "$json" benchmarks/RESULTS.md benchmarks/results/handoff.svg "$profile"

@@ -196,7 +196,6 @@ public enum Contender {
     }
 
     @Override
-    @SuppressWarnings("SynchronizationOnLocalVariableOrMethodParameter")
     public T tryTake() {
       // The peer has no timed get. Its methods are synchronized on the queue, so holding that
       // monitor makes "length() > 0, then get()" atomic: get() then never waits.

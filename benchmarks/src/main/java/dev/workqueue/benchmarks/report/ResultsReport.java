@@ -137,6 +137,12 @@ public final class ResultsReport {
     md.append("| date (UTC) | ").append(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
         .format(runTime.toInstant().atZone(ZoneOffset.UTC))).append(" |\n");
     md.append("| machine | ").append(Machine.describe()).append(" |\n");
+    String load = System.getProperty("report.loadavg", "");
+    if (!load.isBlank()) {
+      md.append("| load average when the report was written, just after the run (1/5/15 min) | ").append(load.trim())
+          .append(" (other builds share the cores; more than the core count means the "
+              + "figures were squeezed) |\n");
+    }
     md.append("| JDK | ").append(run.jdk()).append(", ").append(run.vm()).append(" |\n");
     md.append("| JMH | ").append(run.jmh()).append(": ").append(run.forks()).append(" fork(s), ")
         .append(run.warmupIterations()).append(" × ").append(run.warmupTime())

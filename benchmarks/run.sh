@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the JMH benchmarks and writes benchmarks/RESULTS.md and benchmarks/results/handoff.svg.
+#
+#   benchmarks/run.sh quick [JMH args...]   1 fork  x 3 x 1 s, 1 x 1 s warm-up  (a few minutes)
+#   benchmarks/run.sh full  [JMH args...]   2 forks x 5 x 1 s, 3 x 1 s warm-up  (PERF.md's bar)
+#
+# Extra arguments go to JMH after the profile's own, e.g. a benchmark regex
+# (`benchmarks/run.sh quick 'HandOff|OneThread'`) or `-p queue=toolkit,naive`.
+# Builds benchmarks/target/benchmarks.jar first when it is missing or older than a source.
+# Every run uses -prof gc, so allocation per op (B/op) is in the results.
+set -euo pipefail
+
+profile="${1:-}"
+case "$profile" in
+  quick) opts=(-f 1 -wi 1 -w 1s -i 3 -r 1s) ;;
+  full)  opts=(-f 2 -wi 3 -w 1s -i 5 -r 1s) ;;
+  *) echo "usage: $0 quick|full [JMH args...]" >&2; exit 2 ;;
+esac
+shift
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+jar=benchmarks/target/benchmarks.jar
+if [[ ! -f "$jar" ]] || [[ -n "$(find pom.xml */pom.xml */src -newer "$jar" -type f -print -quit)" ]]; then
+  echo "building $jar"
+  mvn -B -q -ntp -pl benchmarks -am package -DskipTests
+fi
+
+mkdir -p benchmarks/results
+json="benchmarks/results/jmh-$profile.json"
+echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc $*"
+java -jar "$jar" "${opts[@]}" -prof gc -rf json -rff "$json" "$@"
+
+loadavg="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
+java -Dreport.loadavg="$loadavg" -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
+  "$json" benchmarks/RESULTS.md benchmarks/results/handoff.svg "$profile"

@@ -1,0 +1,146 @@
+package dev.workqueue.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Control;
+
+/**
+ * Cross-thread hand-off throughput with distinct keys: producers {@code add}, consumers
+ * {@code get} then {@code done} (put/take for the plain queues). Groups {@code p1c1} (one
+ * producer, one consumer) and {@code p2c2} (two and two). <b>The figure is the consumers'
+ * rate</b>, JMH's secondary result {@code p1c1_consume} / {@code p2c2_consume}, in ops/s; the
+ * producers' rate includes their waiting.
+ *
+ * <p>Producers are held to about {@value #MAX_IN_FLIGHT} items added but not yet done, the same
+ * bound for every contender; without it the unbounded queues would grow by millions of items
+ * per second and the run would measure the garbage collector. The bound is kept with two
+ * striped {@link LongAdder}s (added, done), read only every {@value #CHECK_EVERY} adds, so the
+ * harness adds no shared hot cache line of its own to the hand-off being measured.
+ *
+ * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
+ * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},
+ * producers stop waiting for room), and producers keep producing while any consumer is still
+ * inside a blocking {@code take}, because JMH keeps calling every thread until all of them
+ * have finished measuring.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar HandOffBenchmark -prof gc}, or
+ * {@code benchmarks/run.sh quick HandOffBenchmark}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(2)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@State(Scope.Group)
+public class HandOffBenchmark {
+  /** At most this many items are added and not yet done, whatever the queue. */
+  static final int MAX_IN_FLIGHT = 1024;
+  /** A producer looks at the in-flight count once per this many adds (a power of two). */
+  static final int CHECK_EVERY = 32;
+
+  @Param({"toolkit", "naive", "abq", "lbq", "peer"})
+  public String queue;
+
+  private QueueUnderTest<Integer> q;
+  private final LongAdder added = new LongAdder();
+  private final LongAdder done = new LongAdder();
+
+  /** A producer's own keys: a ring far larger than {@link #MAX_IN_FLIGHT}, so all distinct. */
+  @State(Scope.Thread)
+  public static class ProducerKeys {
+    private final Integer[] keys = Keys.ring(1 << 16);
+    private int next;
+
+    boolean checkDue() {
+      return (next & (CHECK_EVERY - 1)) == 0;
+    }
+
+    Integer next() {
+      return keys[next++ & (keys.length - 1)];
+    }
+  }
+
+  /** A fresh queue per iteration: nothing left over from the last one. */
+  @Setup(Level.Iteration)
+  public void setUp() {
+    q = Contender.create(queue);
+    added.reset(); // no thread is running between iterations
+    done.reset();
+  }
+
+  @TearDown(Level.Iteration)
+  public void tearDown() {
+    q.close();
+  }
+
+  @Benchmark
+  @Group("p1c1")
+  @GroupThreads(1)
+  public void p1c1_produce(ProducerKeys keys, Control control) throws InterruptedException {
+    produce(keys, control);
+  }
+
+  @Benchmark
+  @Group("p1c1")
+  @GroupThreads(1)
+  public Integer p1c1_consume(Control control) throws InterruptedException {
+    return consume(control);
+  }
+
+  @Benchmark
+  @Group("p2c2")
+  @GroupThreads(2)
+  public void p2c2_produce(ProducerKeys keys, Control control) throws InterruptedException {
+    produce(keys, control);
+  }
+
+  @Benchmark
+  @Group("p2c2")
+  @GroupThreads(2)
+  public Integer p2c2_consume(Control control) throws InterruptedException {
+    return consume(control);
+  }
+
+  private void produce(ProducerKeys keys, Control control) throws InterruptedException {
+    if (keys.checkDue()) {
+      while (added.sum() - done.sum() >= MAX_IN_FLIGHT) {
+        if (control.stopMeasurement) {
+          return;
+        }
+        Thread.yield();
+      }
+    }
+    added.increment();
+    q.add(keys.next());
+  }
+
+  private Integer consume(Control control) throws InterruptedException {
+    Integer item;
+    if (control.stopMeasurement) {
+      item = q.tryTake();
+      if (item == null) {
+        return null;
+      }
+    } else {
+      item = q.take();
+    }
+    q.done(item);
+    done.increment();
+    return item;
+  }
+}

@@ -1,0 +1,163 @@
+package dev.workqueue.benchmarks.report;
+
+import dev.workqueue.benchmarks.report.JmhResults.Figure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The bars of PERF.md, judged on one run: each is toolkit ÷ baseline from the same run, with a
+ * "must" and an "aim" threshold. A bar whose toolkit figure does not exist yet says so.
+ */
+final class Bars {
+  private final JmhResults results;
+  private final StringBuilder md;
+  private final String profile;
+
+  Bars(JmhResults results, StringBuilder md, String profile) {
+    this.results = results;
+    this.md = md;
+    this.profile = profile;
+  }
+
+  /** toolkit ÷ baseline of one figure, if both were measured. */
+  private Optional<Double> ratio(String bench, String metric, String baselineQueue) {
+    Optional<Figure> t = results.find(bench, metric, "toolkit");
+    Optional<Figure> b = results.find(bench, metric, baselineQueue);
+    if (t.isEmpty() || b.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(t.get().median() / b.get().median());
+  }
+
+  void write() {
+    md.append("## PERF.md bars\n\n");
+    if (!"full".equals(profile)) {
+      md.append("Judged on this ").append(profile).append(" run only: indicative, not a "
+          + "verdict (PERF.md asks for ≥ 2 forks × 5 × 1 s).\n\n");
+    }
+    md.append("| what | must | aim | measured (toolkit ÷ baseline) | must | aim |\n");
+    md.append("|---|---|---|---|---|---|\n");
+    for (String[] v : new String[][] {{"1P+1C", "p1c1"}, {"2P+2C", "p2c2"}}) {
+      String bench = "HandOffBenchmark." + v[1];
+      String metric = v[1] + "_consume";
+      row("work queue hand-off, " + v[0], "≥ 1.0× naive", "≥ 1.0× LBQ",
+          ratio(bench, metric, "naive"), true, 1.0, ratio(bench, metric, "lbq"), 1.0,
+          "÷ naive", "÷ LBQ");
+    }
+    row("add+get+done, one thread", "≤ 1.0× naive time", "≤ 2× ABQ offer+poll",
+        ratio("OneThreadBenchmark.addGetDone", "", "naive"), false, 1.0,
+        ratio("OneThreadBenchmark.addGetDone", "", "abq"), 2.0, "÷ naive", "÷ ABQ");
+    dedupRow();
+    Optional<Double> storm = ratio("AddStormBenchmark.storm", "storm_consume", "naive");
+    row("add storm: consumer rate", "≥ 1.0× naive", "≥ 1.5× naive", storm, true, 1.0, storm,
+        1.5, "÷ naive", null);
+    notYet("addAfter with 1 M pending", "≤ 1.5× DelayQueue.offer", "≤ 1.0× PriorityQueue.offer",
+        "no toolkit delaying queue yet; baselines above");
+    notYet("lateness p50 (sparse, 100 k/s due; 0 and 1 M pending)",
+        "≤ DelayQueue p50 + 50 µs", "≤ 1.2× DelayQueue p50", "no lateness benchmark yet");
+    notYet("lateness under saturation (1 M/s due) p50", "≤ 1.0× DelayQueue",
+        "≤ 0.5× DelayQueue", "no lateness benchmark yet");
+    notYet("memory per pending delayed item (keys excluded)", "≤ 81 B", "≤ 40 B",
+        "no toolkit delaying queue yet");
+    notYet("per-item limiter `when`", "≤ 1.0× HashMap under one lock", "≤ 1.2× CHM.compute",
+        "no toolkit limiter yet; baselines above");
+    notYet("token bucket `when`", "≤ 1.0× Guava tryAcquire, 0 B/op", "≤ 0.5× at 2 threads",
+        "no toolkit limiter yet; baselines above");
+    notYet("scheduling activeQ push+pop, 1 k and 100 k resident",
+        "≤ 1.5× PriorityBlockingQueue", "≤ 1.0× PriorityQueue",
+        "no toolkit scheduling queue yet; baselines above");
+    peerRow();
+    notYet("threads owned by 1000 idle delaying queues", "0", "0",
+        "no toolkit delaying queue yet");
+    md.append('\n');
+  }
+
+  /** Rows where both thresholds are ratios of measured figures. */
+  private void row(String what, String must, String aim, Optional<Double> mustRatio,
+      boolean higherIsBetter, double mustBar, Optional<Double> aimRatio, double aimBar,
+      String mustLabel, String aimLabel) {
+    if (mustRatio.isEmpty() && aimRatio.isEmpty()) {
+      absent(what, must, aim);
+      return;
+    }
+    List<String> measured = new ArrayList<>();
+    mustRatio.ifPresent(r -> measured.add(ResultsReport.ratio(r) + " " + mustLabel));
+    if (aimLabel != null) {
+      aimRatio.ifPresent(r -> measured.add(ResultsReport.ratio(r) + " " + aimLabel));
+    }
+    md.append("| ").append(what).append(" | ").append(must).append(" | ").append(aim)
+        .append(" | ").append(String.join(", ", measured)).append(" | ")
+        .append(verdict(mustRatio, higherIsBetter, mustBar)).append(" | ")
+        .append(verdict(aimRatio, higherIsBetter, aimBar)).append(" |\n");
+  }
+
+  private static String verdict(Optional<Double> r, boolean higherIsBetter, double bar) {
+    if (r.isEmpty() || r.get().isNaN()) {
+      return "not measured";
+    }
+    boolean held = higherIsBetter ? r.get() >= bar : r.get() <= bar;
+    return held ? "held" : "**missed**";
+  }
+
+  private void dedupRow() {
+    Optional<Double> time = ratio("DedupHitBenchmark.addQueued", "", "naive");
+    Optional<Figure> alloc =
+        results.find("DedupHitBenchmark.addQueued", "gc.alloc.rate.norm", "toolkit");
+    if (time.isEmpty()) {
+      absent("dedup-hit add", "≤ 1.0× naive, 0 B allocated", "");
+      return;
+    }
+    // JMH's normalised allocation has noise of a fraction of a byte per op: round it.
+    boolean zero = alloc.isPresent() && Math.round(alloc.get().median()) == 0;
+    String allocText = alloc.map(a -> String.format(java.util.Locale.ROOT, "%.2f B/op",
+        a.median())).orElse("alloc not measured (run with -prof gc)");
+    String must = alloc.isEmpty() ? "not measured"
+        : (time.get() <= 1.0 && zero) ? "held" : "**missed**";
+    md.append("| dedup-hit add | ≤ 1.0× naive, 0 B allocated |  | ")
+        .append(ResultsReport.ratio(time.get())).append(" ÷ naive, ").append(allocText)
+        .append(" | ").append(must).append(" |  |\n");
+  }
+
+  /** Every toolkit figure that has a peer figure beside it: the worst one decides. */
+  private void peerRow() {
+    String[][] figures = {
+        {"HandOffBenchmark.p1c1", "p1c1_consume", "hand-off 1P+1C", "up"},
+        {"HandOffBenchmark.p2c2", "p2c2_consume", "hand-off 2P+2C", "up"},
+        {"OneThreadBenchmark.addGetDone", "", "one thread", "down"},
+        {"DedupHitBenchmark.addQueued", "", "dedup hit", "down"},
+        {"AddStormBenchmark.storm", "storm_consume", "add storm", "up"}};
+    double worst = Double.POSITIVE_INFINITY;
+    List<String> parts = new ArrayList<>();
+    for (String[] f : figures) {
+      Optional<Double> r = ratio(f[0], f[1], "peer");
+      if (r.isEmpty()) {
+        continue;
+      }
+      double speedup = "up".equals(f[3]) ? r.get() : 1 / r.get(); // > 1: toolkit faster
+      worst = Math.min(worst, speedup);
+      parts.add(f[2] + " " + ResultsReport.ratio(speedup));
+    }
+    if (parts.isEmpty()) {
+      absent("every toolkit figure vs the Java peer", "faster than client-java-extended",
+          "≥ 2×");
+      return;
+    }
+    md.append("| every toolkit figure vs the Java peer (speed-up; the worst decides) | faster "
+            + "than client-java-extended | ≥ 2× | ")
+        .append(String.join(", ", parts)).append(" | ")
+        .append(worst > 1.0 ? "held" : "**missed**").append(" | ")
+        .append(worst >= 2.0 ? "held" : "**missed**").append(" |\n");
+  }
+
+  /** A bar whose figures exist in the harness but were not part of this run. */
+  private void absent(String what, String must, String aim) {
+    md.append("| ").append(what).append(" | ").append(must).append(" | ").append(aim)
+        .append(" | not in this run | not measured | not measured |\n");
+  }
+
+  private void notYet(String what, String must, String aim, String why) {
+    md.append("| ").append(what).append(" | ").append(must).append(" | ").append(aim)
+        .append(" | ").append(why).append(" | not measured yet | not measured yet |\n");
+  }
+}

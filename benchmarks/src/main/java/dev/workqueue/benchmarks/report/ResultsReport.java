@@ -1,0 +1,288 @@
+package dev.workqueue.benchmarks.report;
+
+import dev.workqueue.benchmarks.report.JmhResults.Figure;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a JMH JSON result file into {@code benchmarks/RESULTS.md} (machine, JDK, date, each
+ * figure beside its same-run baseline with the ratio, and the PERF.md bars: held, missed, or
+ * not measured yet) and an SVG bar chart of hand-off throughput.
+ *
+ * <p>Run by {@code benchmarks/run.sh}; by hand: {@code java -cp benchmarks/target/benchmarks.jar
+ * dev.workqueue.benchmarks.report.ResultsReport RESULT.json RESULTS.md CHART.svg PROFILE}.
+ *
+ * <p>What is compared with what lives in {@link #QUEUES}, the {@code *Table} methods and
+ * {@link Bars}: a new scenario adds a table there, a new toolkit figure replaces a "not
+ * measured yet" in {@link Bars}.
+ */
+public final class ResultsReport {
+  /** The work-queue contenders by their {@code queue} param, in report order. */
+  static final List<String[]> QUEUES = List.of(
+      new String[] {"toolkit", "toolkit `WorkQueue`"},
+      new String[] {"naive", "naive (client-go shape)"},
+      new String[] {"abq", "`ArrayBlockingQueue`"},
+      new String[] {"lbq", "`LinkedBlockingQueue`"},
+      new String[] {"peer", "peer `DefaultWorkQueue` (client-java-extended)"});
+
+  /** A column of a work-queue table: one figure of one benchmark. */
+  record Column(String header, String bench, String metric, Unit unit, boolean ratio) {}
+
+  /** How a figure is shown, and whether more is better. */
+  enum Unit {
+    MOPS("M ops/s", 1e-6, "%.2f", true),
+    NS("ns/op", 1, "%.1f", false),
+    BYTES("B/op", 1, "%.0f", false);
+
+    final String label;
+    final double scale;
+    final String format;
+    final boolean higherIsBetter;
+
+    Unit(String label, double scale, String format, boolean higherIsBetter) {
+      this.label = label;
+      this.scale = scale;
+      this.format = format;
+      this.higherIsBetter = higherIsBetter;
+    }
+
+    String show(double raw) {
+      return Double.isNaN(raw) ? "n/a" : String.format(Locale.ROOT, format, raw * scale);
+    }
+  }
+
+  private final JmhResults results;
+  private final String profile;
+  private final StringBuilder md = new StringBuilder();
+
+  ResultsReport(JmhResults results, String profile) {
+    this.results = results;
+    this.profile = profile;
+  }
+
+  public static void main(String[] args) throws IOException {
+    if (args.length != 4) {
+      System.err.println("usage: ResultsReport RESULT.json RESULTS.md CHART.svg quick|full");
+      System.exit(2);
+    }
+    Path json = Path.of(args[0]);
+    JmhResults results = JmhResults.read(json);
+    ResultsReport report = new ResultsReport(results, args[3]);
+    Path svg = Path.of(args[2]);
+    Path mdFile = Path.of(args[1]);
+    String relativeSvg = mdFile.toAbsolutePath().getParent().relativize(svg.toAbsolutePath())
+        .toString().replace('\\', '/');
+    Files.writeString(mdFile, report.markdown(Files.getLastModifiedTime(json), relativeSvg));
+    Files.writeString(svg, HandOffChart.svg(results, report.profile));
+    System.out.println("wrote " + mdFile + " and " + svg);
+  }
+
+  String markdown(FileTime runTime, String chartPath) {
+    header(runTime);
+    md.append("![hand-off throughput](").append(chartPath).append(")\n\n");
+    queueTable("Hand-off throughput (distinct keys)",
+        "Producers add, consumers get → done (put/take for the plain queues); at most 1024 "
+            + "items in flight. Figure: the consumers' rate. `HandOffBenchmark`.",
+        List.of(
+            new Column("1P+1C", "HandOffBenchmark.p1c1", "p1c1_consume", Unit.MOPS, true),
+            new Column("2P+2C", "HandOffBenchmark.p2c2", "p2c2_consume", Unit.MOPS, true)),
+        "PERF.md, for orientation: ABQ 8.5 / 7.2, LBQ 4.4 / 2.8, naive 2.3 / 2.1 M/s.");
+    queueTable("add + get + done, one thread",
+        "One item's round trip on one thread (ABQ: put + take, the offer + poll lock path). "
+            + "`OneThreadBenchmark`.",
+        List.of(
+            new Column("time", "OneThreadBenchmark.addGetDone", "", Unit.NS, true),
+            new Column("alloc", "OneThreadBenchmark.addGetDone", "gc.alloc.rate.norm",
+                Unit.BYTES, false)),
+        "PERF.md, for orientation: naive 205 ns and 64 B, ABQ offer+poll 66 ns.");
+    queueTable("Dedup-hit add",
+        "Adding an item that is already queued (1024 queued). `DedupHitBenchmark`.",
+        List.of(
+            new Column("time", "DedupHitBenchmark.addQueued", "", Unit.NS, true),
+            new Column("alloc", "DedupHitBenchmark.addQueued", "gc.alloc.rate.norm",
+                Unit.BYTES, false)),
+        "PERF.md, for orientation: naive 39 ns.");
+    queueTable("Add storm: consumer rate",
+        "Two producers re-add 16 hot keys non-stop; one consumer gets → done. Figure: the "
+            + "consumer's rate. `AddStormBenchmark`.",
+        List.of(new Column("consumer", "AddStormBenchmark.storm", "storm_consume", Unit.MOPS,
+            true)),
+        null);
+    baselineTable();
+    new Bars(results, md, profile).write();
+    return md.toString();
+  }
+
+  private void header(FileTime runTime) {
+    JmhResults.RunInfo run = results.run;
+    md.append("# Benchmark results (").append(profile).append(" profile)\n\n");
+    if (!"full".equals(profile)) {
+      md.append("> **Quick profile**: ").append(run.forks()).append(" fork × ")
+          .append(run.measurementIterations()).append(" × ").append(run.measurementTime())
+          .append(". A smoke check of the harness and a first look, not evidence: PERF.md "
+              + "judges the bars on at least 2 forks × 5 × 1 s (`benchmarks/run.sh full`).\n\n");
+    }
+    md.append("Generated by `benchmarks/run.sh ").append(profile)
+        .append("` from `benchmarks/results/jmh-").append(profile).append(".json`.\n\n");
+    md.append("| | |\n|---|---|\n");
+    md.append("| date (UTC) | ").append(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
+        .format(runTime.toInstant().atZone(ZoneOffset.UTC))).append(" |\n");
+    md.append("| machine | ").append(Machine.describe()).append(" |\n");
+    String load = System.getProperty("report.loadavg", "");
+    if (!load.isBlank()) {
+      md.append("| load average when the report was written, just after the run (1/5/15 min) | ").append(load.trim())
+          .append(" (other builds share the cores; more than the core count means the "
+              + "figures were squeezed) |\n");
+    }
+    md.append("| JDK | ").append(run.jdk()).append(", ").append(run.vm()).append(" |\n");
+    md.append("| JMH | ").append(run.jmh()).append(": ").append(run.forks()).append(" fork(s), ")
+        .append(run.warmupIterations()).append(" × ").append(run.warmupTime())
+        .append(" warm-up, ").append(run.measurementIterations()).append(" × ")
+        .append(run.measurementTime()).append(" measured |\n\n");
+    md.append("Figures are medians over all measured iterations of all forks; ± is JMH's "
+        + "99.9% error of the mean. Ratios are toolkit ÷ that row, same run: for rates more "
+        + "is better, for times and bytes less is better.\n\n");
+  }
+
+  private void queueTable(String title, String what, List<Column> columns, String note) {
+    md.append("## ").append(title).append("\n\n").append(what).append("\n\n");
+    StringBuilder head = new StringBuilder("| queue |");
+    StringBuilder rule = new StringBuilder("|---|");
+    for (Column c : columns) {
+      head.append(' ').append(c.header).append(" (").append(c.unit.label).append(") |");
+      rule.append("---:|");
+      if (c.ratio) {
+        head.append(" toolkit ÷ this |");
+        rule.append("---:|");
+      }
+    }
+    md.append(head).append('\n').append(rule).append('\n');
+    boolean any = false;
+    for (String[] q : QUEUES) {
+      List<Optional<Figure>> cells = columns.stream()
+          .map(c -> results.find(c.bench, c.metric, q[0])).collect(Collectors.toList());
+      if (cells.stream().allMatch(Optional::isEmpty)) {
+        continue;
+      }
+      any = true;
+      md.append("| ").append(q[1]).append(" |");
+      for (int i = 0; i < columns.size(); i++) {
+        Column c = columns.get(i);
+        Optional<Figure> f = cells.get(i);
+        md.append(' ').append(f.map(x -> withError(x, c.unit)).orElse("–")).append(" |");
+        if (c.ratio) {
+          Optional<Figure> toolkit = results.find(c.bench, c.metric, "toolkit");
+          String ratio = "–";
+          if ("toolkit".equals(q[0])) {
+            ratio = "";
+          } else if (toolkit.isPresent() && f.isPresent()) {
+            ratio = ratio(toolkit.get().median() / f.get().median());
+          }
+          md.append(' ').append(ratio).append(" |");
+        }
+      }
+      md.append('\n');
+    }
+    if (!any) {
+      md.append("| not measured in this run |\n");
+    }
+    md.append('\n');
+    if (note != null) {
+      md.append(note).append("\n\n");
+    }
+  }
+
+  /** Baselines measured now for toolkit parts that do not exist yet. */
+  private void baselineTable() {
+    md.append("## Baselines for parts still to come\n\n");
+    md.append("| baseline | figure | PERF.md figure |\n|---|---:|---:|\n");
+    baselineRow("`DelayQueue.offer`, 1 M pending", "DelayedInsertBenchmark.delayQueueOffer",
+        null, null, "196 ns");
+    baselineRow("`PriorityQueue.offer`, 1 M pending",
+        "DelayedInsertBenchmark.priorityQueueOffer", null, null, "158 ns");
+    // Single-shot iterations: -prof gc counts the per-iteration rebuild of the 1 M backlog
+    // too, so their B/op is not the insert's and is not shown.
+    baselineRow("`ConcurrentHashMap.compute` counter, 1 thread",
+        "PerItemCounterBenchmark.chmCompute_1t", null, null, "68 ns");
+    baselineRow("`ConcurrentHashMap.compute` counter, 2 threads",
+        "PerItemCounterBenchmark.chmCompute_2t", null, null, "133 ns");
+    baselineRow("`HashMap` counter under one lock, 1 thread",
+        "PerItemCounterBenchmark.lockedHashMap_1t", null, null, "");
+    baselineRow("`HashMap` counter under one lock, 2 threads",
+        "PerItemCounterBenchmark.lockedHashMap_2t", null, null, "");
+    baselineRow("Guava `RateLimiter.tryAcquire`, 1 thread",
+        "TokenBucketBenchmark.guavaTryAcquire_1t", null, null, "109 ns");
+    baselineRow("Guava `RateLimiter.tryAcquire`, 2 threads",
+        "TokenBucketBenchmark.guavaTryAcquire_2t", null, null, "405 ns");
+    for (String n : List.of("1000", "100000")) {
+      String k = n.equals("1000") ? "1 k" : "100 k";
+      baselineRow("`PriorityQueue` push+pop, " + k + " resident",
+          "ActiveQueueBenchmark.priorityQueuePushPop", "resident", n, "");
+      baselineRow("`PriorityBlockingQueue` push+pop, " + k + " resident",
+          "ActiveQueueBenchmark.priorityBlockingQueuePushPop", "resident", n, "");
+    }
+    md.append('\n');
+  }
+
+  private void baselineRow(String label, String bench, String param, String value,
+      String perf) {
+    Optional<Figure> f = param == null
+        ? results.find(bench, "", null) : results.findParam(bench, "", param, value);
+    Optional<Figure> alloc = bench.startsWith("DelayedInsertBenchmark.") ? Optional.empty()
+        : param == null
+        ? results.find(bench, "gc.alloc.rate.norm", null)
+        : results.findParam(bench, "gc.alloc.rate.norm", param, value);
+    String shown = f.map(x -> withError(x, Unit.NS) + " ns/op"
+        + alloc.map(a -> ", " + Unit.BYTES.show(a.median()) + " B/op").orElse(""))
+        .orElse("not measured in this run");
+    md.append("| ").append(label).append(" | ").append(shown).append(" | ").append(perf)
+        .append(" |\n");
+  }
+
+  static String withError(Figure f, Unit unit) {
+    String v = unit.show(f.median());
+    if (unit == Unit.BYTES || Double.isNaN(f.error())) {
+      return v;
+    }
+    return v + " ± " + unit.show(f.error());
+  }
+
+  static String ratio(double r) {
+    return Double.isNaN(r) || Double.isInfinite(r)
+        ? "n/a" : String.format(Locale.ROOT, "%.2f×", r);
+  }
+
+  /** Machine facts, read where the report is generated (run.sh does so right after JMH). */
+  static final class Machine {
+    private Machine() {}
+
+    static String describe() {
+      String model = "unknown CPU";
+      try {
+        List<String> lines = Files.readAllLines(Path.of("/proc/cpuinfo"));
+        for (String line : lines) {
+          if (line.startsWith("model name")) {
+            model = line.substring(line.indexOf(':') + 1).trim();
+            break;
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // not Linux: leave "unknown CPU"
+      }
+      List<String> parts = new ArrayList<>();
+      parts.add(Runtime.getRuntime().availableProcessors() + " cores (nproc)");
+      parts.add(model);
+      parts.add(System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+      return String.join(", ", parts);
+    }
+  }
+}

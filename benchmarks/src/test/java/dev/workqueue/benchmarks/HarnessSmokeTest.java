@@ -1,0 +1,54 @@
+package dev.workqueue.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Collection;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Checks that the harness runs: the annotation processor generated the benchmark list, the
+ * adapters work, and a producer/consumer group ends its iteration instead of hanging. One
+ * in-process iteration of ~100 ms each; it asserts that a figure came out, never its size.
+ */
+class HarnessSmokeTest {
+
+  private static Options tiny(String include, String queue) {
+    return new OptionsBuilder()
+        .include(include)
+        .param("queue", queue)
+        .forks(0)
+        .warmupIterations(0)
+        .measurementIterations(1)
+        .measurementTime(TimeValue.milliseconds(100))
+        .shouldFailOnError(true)
+        .output("target/jmh-smoke.log") // keep the build log readable
+        .build();
+  }
+
+  private static RunResult runOne(Options options) throws RunnerException {
+    Collection<RunResult> results = new Runner(options).run();
+    assertEquals(1, results.size(), "exactly one benchmark should match");
+    return results.iterator().next();
+  }
+
+  @Test
+  void oneThreadRoundTrip_producesAPositiveTime() throws RunnerException {
+    RunResult r = runOne(tiny(OneThreadBenchmark.class.getName() + ".addGetDone", "toolkit"));
+    assertTrue(r.getPrimaryResult().getScore() > 0, "score " + r.getPrimaryResult());
+  }
+
+  @Test
+  void handOffGroup_withAQueueThatOnlyBlocks_endsItsIteration() throws RunnerException {
+    // The peer's get() has no timeout: the iteration must still end.
+    RunResult r = runOne(tiny(HandOffBenchmark.class.getName() + ".p2c2", "peer"));
+    double consumed = r.getSecondaryResults().get("p2c2_consume").getScore();
+    assertTrue(consumed > 0, "consumer rate " + consumed);
+  }
+}

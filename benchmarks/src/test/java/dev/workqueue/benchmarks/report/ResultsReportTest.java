@@ -1,0 +1,49 @@
+package dev.workqueue.benchmarks.report;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.attribute.FileTime;
+import org.junit.jupiter.api.Test;
+
+/** The report reads JMH's JSON shape and judges bars from same-run ratios. */
+class ResultsReportTest {
+  private static String result(String bench, String queue, String unit, double median,
+      String secondary) {
+    return "{\"jmhVersion\":\"1.37\",\"benchmark\":\"dev.workqueue.benchmarks." + bench + "\","
+        + "\"mode\":\"avgt\",\"threads\":1,\"forks\":2,\"jdkVersion\":\"17\","
+        + "\"vmName\":\"VM\",\"vmVersion\":\"1\",\"warmupIterations\":3,"
+        + "\"warmupTime\":\"1 s\",\"measurementIterations\":5,\"measurementTime\":\"1 s\","
+        + "\"params\":{\"queue\":\"" + queue + "\"},"
+        + "\"primaryMetric\":{\"score\":" + median + ",\"scoreError\":\"NaN\","
+        + "\"scorePercentiles\":{\"50.0\":" + median + "},\"scoreUnit\":\"" + unit + "\","
+        + "\"rawData\":[[" + median + "]]},"
+        + "\"secondaryMetrics\":{" + secondary + "}}";
+  }
+
+  private static String alloc(double bytes) {
+    return "\"\u00b7gc.alloc.rate.norm\":{\"score\":" + bytes + ",\"scoreError\":0.1,"
+        + "\"scorePercentiles\":{\"50.0\":" + bytes + "},\"scoreUnit\":\"B/op\","
+        + "\"rawData\":[[" + bytes + "]]}";
+  }
+
+  @Test
+  void oneThreadFigures_giveRatiosAndVerdicts() {
+    String json = "[" + String.join(",",
+        result("OneThreadBenchmark.addGetDone", "toolkit", "ns/op", 100, alloc(32)),
+        result("OneThreadBenchmark.addGetDone", "naive", "ns/op", 200, alloc(64)),
+        result("OneThreadBenchmark.addGetDone", "abq", "ns/op", 40, alloc(0))) + "]";
+    String md = new ResultsReport(new JmhResults(json), "full")
+        .markdown(FileTime.fromMillis(0), "results/handoff.svg");
+    assertTrue(md.contains("| naive (client-go shape) | 200.0 | 0.50× | 64 |"), md);
+    assertTrue(md.contains("| add+get+done, one thread | ≤ 1.0× naive time | ≤ 2× ABQ offer+poll"
+        + " | 0.50× ÷ naive, 2.50× ÷ ABQ | held | **missed** |"), md);
+    assertTrue(md.contains("| addAfter with 1 M pending |"), md);
+    assertTrue(md.contains("not measured yet"), md);
+  }
+
+  @Test
+  void chart_isWellFormedSvgEvenWithoutFigures() {
+    String svg = HandOffChart.svg(new JmhResults("[]"), "quick");
+    assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
+  }
+}

@@ -64,8 +64,8 @@ public class WorkQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(10)
-        .invocationsPerIteration(200)
+        .iterations(4)
+        .invocationsPerIteration(100)
         .sequentialSpecification(WorkQueueSpec.class)
         // The once-per-queue warning for an unpaired done is logging, not queue state.
         .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
@@ -79,8 +79,8 @@ public class WorkQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(30)
-        .invocationsPerIteration(1_000)
+        .iterations(10)
+        .invocationsPerIteration(300)
         .sequentialSpecification(WorkQueueSpec.class)
         .check(getClass());
   }

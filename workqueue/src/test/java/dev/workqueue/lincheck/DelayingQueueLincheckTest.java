@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * exactly like {@code add}; {@code cancel} reports whether the key was waiting;
  * {@code waitingCount} counts the waiting keys. The clock starts just below
  * {@link Long#MAX_VALUE}, so every ready time wraps: an overflow in the time arithmetic would
- * show as an item made visible too early.
+ * show as an item made visible too early. {@code shutDown} (at most once per scenario) must
+ * discard the waiting keys and make later adds no-ops, while queued keys are still handed out.
  *
  * <p>As in {@link WorkQueueLincheckTest}, the blocking {@code get} has no place in Lincheck's
  * model of non-blocking operations (sequentially, a {@code get} on an empty queue never
@@ -83,6 +84,11 @@ public class DelayingQueueLincheckTest {
   @Operation
   public int waitingCount() {
     return queue.waitingCount();
+  }
+
+  @Operation(runOnce = true)
+  public void shutDown() {
+    queue.shutDown();
   }
 
   @Test

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link WorkQueueStressTest} for the delaying queue on the real clock: producers mix
- * {@code add} with {@code addAfter} of 0-2 ms on a few hot keys while consumers get and done
- * them, and the shared timer pool promotes due items meanwhile. The checker asserts:
+ * {@code add} with {@code addAfter} of 0-2 ms on a few hot keys while consumers take ({@code get},
+ * or {@code poll} with a 1 ms timeout) and done them, and the shared timer pool promotes due
+ * items meanwhile. The checker asserts:
  *
  * <ul>
  *   <li>never two consumers on one key at once;
@@ -96,15 +97,19 @@ class DelayingQueueStressTest {
     }
     List<Thread> consumers = new ArrayList<>();
     for (int c = 0; c < CONSUMERS; c++) {
+      boolean timed = c % 2 == 1; // some consumers use the timed wait, woken by adds or time
       consumers.add(new Thread(() -> {
         List<Event> handOuts = new ArrayList<>();
         handOutLogs.add(handOuts);
         await(start);
         try {
           while (true) {
-            Optional<Integer> next = q.get();
+            Optional<Integer> next = timed ? q.poll(Duration.ofMillis(1)) : q.get();
             if (next.isEmpty()) {
-              return;
+              if (!timed || q.isShuttingDown()) {
+                return;
+              }
+              continue;
             }
             int key = next.get();
             handOuts.add(new Event(key, System.nanoTime()));

@@ -3,6 +3,7 @@ package dev.workqueue.lincheck;
 import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
 
 import dev.workqueue.DelayingQueue;
+import dev.workqueue.StressScale;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
 import java.time.Duration;
@@ -98,7 +99,7 @@ public class DelayingQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(4)
+        .iterations(4 * StressScale.factor())
         .invocationsPerIteration(100)
         .sequentialSpecification(DelayingQueueSpec.class)
         .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
@@ -112,7 +113,7 @@ public class DelayingQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(10)
+        .iterations(10 * StressScale.factor())
         .invocationsPerIteration(300)
         .sequentialSpecification(DelayingQueueSpec.class)
         .check(getClass());

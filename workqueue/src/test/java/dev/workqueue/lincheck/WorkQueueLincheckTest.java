@@ -2,6 +2,7 @@ package dev.workqueue.lincheck;
 
 import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
 
+import dev.workqueue.StressScale;
 import dev.workqueue.WorkQueue;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.IntGen;
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * keep the state space small.
  *
  * <p>Scenarios are small (2-3 threads of 3 actors) and the run counts low, so the two checks
- * together take seconds in {@code mvn verify}; raise them by hand when changing the queue.
+ * together take seconds in {@code mvn verify}; {@code STRESS_SCALE} (see {@link StressScale})
+ * multiplies the iterations for a longer search when changing the queue.
  */
 @Tag("lincheck")
 @Param(name = "key", gen = IntGen.class, conf = "1:3")
@@ -64,7 +66,7 @@ public class WorkQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(4)
+        .iterations(4 * StressScale.factor())
         .invocationsPerIteration(100)
         .sequentialSpecification(WorkQueueSpec.class)
         // The once-per-queue warning for an unpaired done is logging, not queue state.
@@ -79,7 +81,7 @@ public class WorkQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(10)
+        .iterations(10 * StressScale.factor())
         .invocationsPerIteration(300)
         .sequentialSpecification(WorkQueueSpec.class)
         .check(getClass());

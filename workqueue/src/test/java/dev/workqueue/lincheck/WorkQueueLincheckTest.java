@@ -23,11 +23,13 @@ import org.junit.jupiter.api.Test;
  * <p><b>What is not checked here.</b> The blocking {@link WorkQueue#get()} (and a
  * {@code poll} with a positive timeout) cannot be expressed in Lincheck's model for
  * non-blocking data structures: an operation that parks until another thread acts has no
- * sequential specification (sequentially, {@code get} on an empty queue never returns), and
- * Lincheck would report the parked thread as a deadlock or a timeout. {@code poll(Duration.ZERO)}
- * is the same take without the wait, so it stands in for {@code get}; the waiting and waking
- * are covered by {@code WorkQueueStressTest} and the unit tests. Shutdown is left out too, to
- * keep the state space small.
+ * sequential specification (sequentially, {@code get} on an empty queue never returns).
+ * Lincheck models waiting only as the suspension of a Kotlin coroutine; a Java thread parked on
+ * a {@code Condition} would be reported as a deadlock or a hung invocation.
+ * {@code poll(Duration.ZERO)} is the same take without the wait, so it stands in for
+ * {@code get}; the waiting and waking are covered by {@code WorkQueueStressTest},
+ * {@code DelayingQueueStressTest} and the unit tests. Shutdown is left out here to keep the
+ * state space small; {@link DelayingQueueLincheckTest} includes it.
  *
  * <p>Scenarios are small (2-3 threads of 3 actors) and the run counts low, so the two checks
  * together take seconds in {@code mvn verify}; {@code STRESS_SCALE} (see {@link StressScale})

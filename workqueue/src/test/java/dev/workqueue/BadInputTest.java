@@ -188,6 +188,7 @@ class BadInputTest {
                 }
                 f.clock.step(Duration.ofSeconds(1));
               });
+              stepper.setDaemon(true); // a failing row must not leave it spinning
               stepper.start();
               Optional<String> result = f.q.poll(Duration.ofSeconds(1));
               stepper.join();

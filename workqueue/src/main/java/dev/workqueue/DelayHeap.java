@@ -303,6 +303,11 @@ final class DelayHeap<T> {
     }
   }
 
+  /** For tests: the number of slots the heap's arrays have now (it grows and shrinks). */
+  int capacity() {
+    return items.length;
+  }
+
   /** For tests: the heap and index agree with each other. */
   boolean checkInvariants() {
     int indexed = 0;

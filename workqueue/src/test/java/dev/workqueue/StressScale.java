@@ -5,10 +5,10 @@ package dev.workqueue;
  * (system property) multiplies their operation counts. Default 1: small enough for every
  * {@code mvn verify}; run with {@code STRESS_SCALE=100} for a long soak.
  */
-final class StressScale {
+public final class StressScale {
   private StressScale() {}
 
-  static int factor() {
+  public static int factor() {
     String v = System.getProperty("stress.scale", System.getenv("STRESS_SCALE"));
     if (v == null || v.isBlank()) {
       return 1;

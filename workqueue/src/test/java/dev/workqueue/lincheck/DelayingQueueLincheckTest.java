@@ -1,0 +1,121 @@
+package dev.workqueue.lincheck;
+
+import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
+
+import dev.workqueue.DelayingQueue;
+import dev.workqueue.StressScale;
+import dev.workqueue.WorkQueue;
+import dev.workqueue.clock.FakeClock;
+import java.time.Duration;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Linearizability of {@link DelayingQueue}'s non-blocking operations, checked by Lincheck
+ * against {@link DelayingQueueSpec}, on a {@link FakeClock} that never moves during a
+ * scenario: {@code addAfter} and {@code reschedule} with a positive delay must never make an
+ * item visible to {@code poll} or {@code size}; {@code addAfter(key, Duration.ZERO)} must act
+ * exactly like {@code add}; {@code cancel} reports whether the key was waiting;
+ * {@code waitingCount} counts the waiting keys. The clock starts just below
+ * {@link Long#MAX_VALUE}, so every ready time wraps: an overflow in the time arithmetic would
+ * show as an item made visible too early. {@code shutDown} (at most once per scenario) must
+ * discard the waiting keys and make later adds no-ops, while queued keys are still handed out.
+ *
+ * <p>As in {@link WorkQueueLincheckTest}, the blocking {@code get} has no place in Lincheck's
+ * model of non-blocking operations (sequentially, a {@code get} on an empty queue never
+ * returns), so {@code poll(Duration.ZERO)} stands in for it. Promotion of due items on the
+ * clock's wake-up is not exercised here (time does not move); {@code DelayingQueueTest} and
+ * {@code DelayingQueueStressTest} cover it.
+ */
+@Tag("lincheck")
+@Param(name = "key", gen = IntGen.class, conf = "1:3")
+public class DelayingQueueLincheckTest {
+  private static final Duration LATER = Duration.ofMinutes(5);
+
+  private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 1_000);
+  private final DelayingQueue<Integer> queue =
+      WorkQueue.<Integer>builder().clock(clock).buildDelaying();
+
+  @Operation
+  public void add(@Param(name = "key") int key) {
+    queue.add(key);
+  }
+
+  @Operation
+  public void addAfter(@Param(name = "key") int key) {
+    queue.addAfter(key, LATER);
+  }
+
+  @Operation
+  public void reschedule(@Param(name = "key") int key) {
+    queue.reschedule(key, LATER);
+  }
+
+  @Operation
+  public void addAfterZero(@Param(name = "key") int key) {
+    queue.addAfter(key, Duration.ZERO);
+  }
+
+  @Operation
+  public boolean cancel(@Param(name = "key") int key) {
+    return queue.cancel(key);
+  }
+
+  /** The non-blocking take: the item handed out, or null when nothing is queued. */
+  @Operation
+  public Integer poll() throws InterruptedException {
+    return queue.poll(Duration.ZERO).orElse(null);
+  }
+
+  @Operation
+  public void done(@Param(name = "key") int key) {
+    queue.done(key);
+  }
+
+  @Operation
+  public int size() {
+    return queue.size();
+  }
+
+  @Operation
+  public int waitingCount() {
+    return queue.waitingCount();
+  }
+
+  @Operation(runOnce = true)
+  public void shutDown() {
+    queue.shutDown();
+  }
+
+  @Test
+  void modelChecking() {
+    new ModelCheckingOptions()
+        .threads(2)
+        .actorsPerThread(3)
+        .actorsBefore(2)
+        .actorsAfter(2)
+        .iterations(4 * StressScale.factor())
+        .invocationsPerIteration(100)
+        .sequentialSpecification(DelayingQueueSpec.class)
+        .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
+        .check(getClass());
+  }
+
+  @Test
+  void stress() {
+    new StressOptions()
+        .threads(3)
+        .actorsPerThread(3)
+        .actorsBefore(2)
+        .actorsAfter(2)
+        .iterations(10 * StressScale.factor())
+        .invocationsPerIteration(300)
+        .sequentialSpecification(DelayingQueueSpec.class)
+        .check(getClass());
+  }
+}

@@ -6,7 +6,7 @@ import static dev.workqueue.Items.requireItem;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -41,7 +41,13 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   final QueueMetrics<T> metrics;
   final String name;
 
-  private final HashMap<T, State> states = new HashMap<>();
+  /**
+   * Written only under the lock; read without it by the dedup fast path of {@link #add}. A
+   * concurrent map so that a producer re-adding an item that is already dirty never takes the
+   * lock: under an add storm of hot keys the consumers then have the lock to themselves.
+   */
+  private final ConcurrentHashMap<T, State> states = new ConcurrentHashMap<>();
+  private final boolean touchIsNoop;
   private final QueueStorage<T> storage;
   private int dirty;
   private int waiters;
@@ -53,18 +59,31 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
     this.clock = b.clock;
     this.name = b.name;
     this.storage = b.takeStorage();
+    this.touchIsNoop = storage instanceof FifoStorage;
     this.metrics = b.newMetrics(lock);
   }
 
   @Override
   public void add(T item) {
     requireItem(item);
+    if (isDirtyNoTouch(item)) {
+      return; // linearizes at the read: the item was dirty then, so this add changes nothing
+    }
     lock.lock();
     try {
       addLocked(item);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Whether an add of {@code item} can be skipped without the lock. */
+  final boolean isDirtyNoTouch(T item) {
+    if (!touchIsNoop) {
+      return false;
+    }
+    State s = states.get(item);
+    return s == State.QUEUED || s == State.PROCESSING_DIRTY;
   }
 
   /** The body of {@link #add}, for callers that hold the lock; ignores adds after shutdown. */

@@ -41,6 +41,17 @@ public class PerItemCounterBenchmark {
   private final ConcurrentHashMap<Integer, Integer> concurrent = new ConcurrentHashMap<>();
   private final HashMap<Integer, Integer> locked = new HashMap<>();
   private final ReentrantLock lock = new ReentrantLock();
+  /** The toolkit's per-item limiter (default, unbounded state) and the peer's. */
+  private final dev.workqueue.ratelimit.RateLimiter<Integer> toolkit =
+      dev.workqueue.ratelimit.RateLimiters.exponential(
+          java.time.Duration.ofMillis(5), java.time.Duration.ofSeconds(1000));
+  private final dev.workqueue.ratelimit.RateLimiter<Integer> toolkitBounded =
+      dev.workqueue.ratelimit.RateLimiters.exponentialBuilder(
+              java.time.Duration.ofMillis(5), java.time.Duration.ofSeconds(1000))
+          .maximumTrackedItems(100_000).build();
+  private final io.kubernetes.client.extended.workqueue.ratelimiter.RateLimiter<Integer> peer =
+      new io.kubernetes.client.extended.workqueue.ratelimiter.ItemExponentialFailureRateLimiter<>(
+          java.time.Duration.ofMillis(5), java.time.Duration.ofSeconds(1000));
 
   /** Each thread walks the keys from its own position. */
   @State(Scope.Thread)
@@ -83,5 +94,41 @@ public class PerItemCounterBenchmark {
     } finally {
       lock.unlock();
     }
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object toolkitWhen_1t(Cursor cursor) {
+    return toolkit.when(keys[cursor.next()]);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object toolkitWhen_2t(Cursor cursor) {
+    return toolkit.when(keys[cursor.next()]);
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object toolkitBoundedWhen_1t(Cursor cursor) {
+    return toolkitBounded.when(keys[cursor.next()]);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object toolkitBoundedWhen_2t(Cursor cursor) {
+    return toolkitBounded.when(keys[cursor.next()]);
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object peerWhen_1t(Cursor cursor) {
+    return peer.when(keys[cursor.next()]);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object peerWhen_2t(Cursor cursor) {
+    return peer.when(keys[cursor.next()]);
   }
 }

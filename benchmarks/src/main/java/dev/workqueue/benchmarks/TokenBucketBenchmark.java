@@ -30,6 +30,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class TokenBucketBenchmark {
   private final RateLimiter guava = RateLimiter.create(1e9);
+  /** 1e9 per second: every call takes a token through the bucket's compare-and-set path. */
+  private final dev.workqueue.ratelimit.RateLimiter<Object> toolkit =
+      dev.workqueue.ratelimit.RateLimiters.tokenBucket(1e9, 100);
+  private final io.kubernetes.client.extended.workqueue.ratelimiter.RateLimiter<Object> peer =
+      new io.kubernetes.client.extended.workqueue.ratelimiter.BucketRateLimiter<>(
+          100, 1_000_000_000L, java.time.Duration.ofSeconds(1));
+  private final Object item = "item";
 
   @Benchmark
   @Threads(1)
@@ -41,5 +48,29 @@ public class TokenBucketBenchmark {
   @Threads(2)
   public boolean guavaTryAcquire_2t() {
     return guava.tryAcquire();
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object toolkitWhen_1t() {
+    return toolkit.when(item);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object toolkitWhen_2t() {
+    return toolkit.when(item);
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object peerWhen_1t() {
+    return peer.when(item);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object peerWhen_2t() {
+    return peer.when(item);
   }
 }

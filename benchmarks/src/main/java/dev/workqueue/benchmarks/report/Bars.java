@@ -60,10 +60,7 @@ final class Bars {
         "≤ 0.5× DelayQueue", "no lateness benchmark yet");
     notYet("memory per pending delayed item (keys excluded)", "≤ 81 B", "≤ 40 B",
         "no toolkit delaying queue yet");
-    notYet("per-item limiter `when`", "≤ 1.0× HashMap under one lock", "≤ 1.2× CHM.compute",
-        "no toolkit limiter yet; baselines above");
-    notYet("token bucket `when`", "≤ 1.0× Guava tryAcquire, 0 B/op", "≤ 0.5× at 2 threads",
-        "no toolkit limiter yet; baselines above");
+    limiterRows();
     notYet("scheduling activeQ push+pop, 1 k and 100 k resident",
         "≤ 1.5× PriorityBlockingQueue", "≤ 1.0× PriorityQueue",
         "no toolkit scheduling queue yet; baselines above");
@@ -119,6 +116,55 @@ final class Bars {
         .append(" | ").append(must).append(" |  |\n");
   }
 
+  /** {@code a ÷ b} of two primary figures of benchmarks without a queue param. */
+  private Optional<Double> ratioOf(String a, String b) {
+    Optional<Figure> x = results.find(a, "", null);
+    Optional<Figure> y = results.find(b, "", null);
+    if (x.isEmpty() || y.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(x.get().median() / y.get().median());
+  }
+
+  /** The larger of two optional ratios (for times: the worse). */
+  private static Optional<Double> worse(Optional<Double> a, Optional<Double> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    return b.isEmpty() ? a : Optional.of(Math.max(a.get(), b.get()));
+  }
+
+  private void limiterRows() {
+    String c = "PerItemCounterBenchmark.";
+    Optional<Double> vsLocked = worse(ratioOf(c + "toolkitWhen_1t", c + "lockedHashMap_1t"),
+        ratioOf(c + "toolkitWhen_2t", c + "lockedHashMap_2t"));
+    Optional<Double> vsChm = worse(ratioOf(c + "toolkitWhen_1t", c + "chmCompute_1t"),
+        ratioOf(c + "toolkitWhen_2t", c + "chmCompute_2t"));
+    row("per-item limiter `when` (exponential; worse of 1 and 2 threads)",
+        "≤ 1.0× HashMap under one lock", "≤ 1.2× CHM.compute", vsLocked, false, 1.0, vsChm,
+        1.2, "÷ locked HashMap", "÷ CHM.compute");
+    String t = "TokenBucketBenchmark.";
+    Optional<Double> vsGuava = worse(ratioOf(t + "toolkitWhen_1t", t + "guavaTryAcquire_1t"),
+        ratioOf(t + "toolkitWhen_2t", t + "guavaTryAcquire_2t"));
+    Optional<Double> vsGuava2 = ratioOf(t + "toolkitWhen_2t", t + "guavaTryAcquire_2t");
+    Optional<Figure> alloc = results.find(t + "toolkitWhen_1t", "gc.alloc.rate.norm", null);
+    boolean zero = alloc.isPresent() && Math.round(alloc.get().median()) == 0;
+    String allocText = alloc.map(a -> String.format(java.util.Locale.ROOT, ", %.2f B/op",
+        a.median())).orElse(", alloc not measured");
+    if (vsGuava.isEmpty()) {
+      absent("token bucket `when`", "≤ 1.0× Guava tryAcquire, 0 B/op", "≤ 0.5× at 2 threads");
+      return;
+    }
+    md.append("| token bucket `when` (worse of 1 and 2 threads) | ≤ 1.0× Guava tryAcquire, 0 B/op"
+            + " | ≤ 0.5× at 2 threads | ")
+        .append(ResultsReport.ratio(vsGuava.get())).append(" ÷ Guava").append(allocText)
+        .append(vsGuava2.map(r -> ", " + ResultsReport.ratio(r) + " ÷ Guava at 2 threads")
+            .orElse(""))
+        .append(" | ").append(alloc.isEmpty() ? "not measured"
+            : vsGuava.get() <= 1.0 && zero ? "held" : "**missed**")
+        .append(" | ").append(verdict(vsGuava2, false, 0.5)).append(" |\n");
+  }
+
   /** Every toolkit figure that has a peer figure beside it: the worst one decides. */
   private void peerRow() {
     String[][] figures = {
@@ -137,6 +183,23 @@ final class Bars {
       double speedup = "up".equals(f[3]) ? r.get() : 1 / r.get(); // > 1: toolkit faster
       worst = Math.min(worst, speedup);
       parts.add(f[2] + " " + ResultsReport.ratio(speedup));
+    }
+    String[][] limiters = {
+        {"PerItemCounterBenchmark.toolkitWhen_1t", "PerItemCounterBenchmark.peerWhen_1t",
+            "exponential 1 thread"},
+        {"PerItemCounterBenchmark.toolkitWhen_2t", "PerItemCounterBenchmark.peerWhen_2t",
+            "exponential 2 threads"},
+        {"TokenBucketBenchmark.toolkitWhen_1t", "TokenBucketBenchmark.peerWhen_1t",
+            "bucket 1 thread"},
+        {"TokenBucketBenchmark.toolkitWhen_2t", "TokenBucketBenchmark.peerWhen_2t",
+            "bucket 2 threads"}};
+    for (String[] f : limiters) {
+      Optional<Double> r = ratioOf(f[0], f[1]); // times: < 1 means toolkit faster
+      if (r.isPresent()) {
+        double speedup = 1 / r.get();
+        worst = Math.min(worst, speedup);
+        parts.add(f[2] + " " + ResultsReport.ratio(speedup));
+      }
     }
     if (parts.isEmpty()) {
       absent("every toolkit figure vs the Java peer", "faster than client-java-extended",

@@ -1,0 +1,615 @@
+package dev.workqueue.scheduling;
+
+import static dev.workqueue.scheduling.SchedulingQueueBuilder.requireArg;
+
+import dev.workqueue.clock.Cancellable;
+import dev.workqueue.clock.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduling queue; see the package documentation for the moves between its parts.
+ *
+ * <p><b>Locks</b>, always taken in this order, never the other way round:
+ * <ol>
+ *   <li>{@link #lock}, the main lock: the pool, the timers, the sequence, and every decision
+ *       (hints and gates run under it). Taken by every operation except {@code pop} and
+ *       {@code done}.
+ *   <li>{@link ActiveQueue#lock}: activeQ, the in-flight attempts and their event log, the
+ *       scheduling cycle. {@code pop} and {@code done} take only this one (and the next).
+ *   <li>{@link BackoffQueue#lock}: both back-off heaps.
+ * </ol>
+ * An operation that must know where an item is holds all three while it looks, because
+ * {@code pop} moves items from activeQ or backoffQ to in flight without the main lock. The
+ * pool and "unknown" cannot change without the main lock, so those answers stay true after
+ * the two inner locks are released. User code (hints, gates, update events) runs with the
+ * main lock only, so a slow hint never blocks {@code pop}.
+ */
+final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
+  private static final Logger log = LoggerFactory.getLogger(SchedulingQueue.class);
+
+  static final String SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure";
+  static final long BACKOFF_FLUSH_PERIOD = BackoffPolicy.SECOND;
+  static final long POOL_FLUSH_PERIOD = 30 * BackoffPolicy.SECOND;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Clock clock;
+  private final Function<? super T, ? extends K> keyFunction;
+  private final Comparator<QueuedItemInfo<K, T>> activeOrder;
+  private final BackoffPolicy policy;
+  private final ActiveQueue<K, T> active;
+  private final BackoffQueue<K, T> backoff;
+  private final UnschedulablePool<K, T> pool;
+  private final Registrations<T> registrations;
+  private final SchedulingMetrics metrics;
+  private final long maxStayInPoolNanos;
+  private final boolean popFromBackoff;
+  private final BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents;
+
+  // Guarded by lock.
+  private long sequence;
+  private boolean closed;
+  private Cancellable backoffTimer;
+  private long backoffTimerAt;
+  private long backoffTimerGeneration;
+  private Cancellable poolTimer;
+  private long poolTimerGeneration;
+  private volatile boolean warnedUnpairedDone;
+
+  DefaultSchedulingQueue(SchedulingQueueBuilder<K, T> b) {
+    this.clock = b.clock;
+    this.keyFunction = b.keyFunction;
+    this.activeOrder = b.activeOrder();
+    this.metrics = SchedulingMetrics.create(b.name, b.metricsProvider);
+    this.policy = new BackoffPolicy(b.initialBackoffNanos, b.maxBackoffNanos,
+        b.alignBackoffToWindow, BackoffPolicy.SECOND, clock.nanoTime());
+    this.backoff = new BackoffQueue<>(policy, activeOrder, metrics);
+    this.popFromBackoff = b.popFromBackoff;
+    this.active = new ActiveQueue<>(activeOrder, b.maxInFlightEvents, metrics,
+        b.popFromBackoff ? backoff : null);
+    this.pool = new UnschedulablePool<>(metrics);
+    this.registrations = new Registrations<>(b.hints, b.gates, b.numericActionMatching);
+    this.maxStayInPoolNanos = b.maxStayInPoolNanos;
+    this.updateEvents = b.updateEvents;
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  @Override
+  public void add(T item) {
+    requireArg(item, "item");
+    K key = keyOf(item);
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      updateLocked(null, item, key);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<PoppedItem<K, T>> pop() throws InterruptedException {
+    return active.pop();
+  }
+
+  @Override
+  public void requeueFailed(PoppedItem<K, T> popped, Rejectors rejectors) {
+    requireArg(popped, "popped");
+    requireArg(rejectors, "rejectors");
+    lock.lock();
+    try {
+      InFlightLog.Attempt<K, T> attempt;
+      InFlightLog.EventsSince<K> events;
+      lockInner();
+      try {
+        attempt = active.inFlight().byId(popped.id());
+        if (attempt == null) {
+          throw new IllegalStateException("attempt " + popped.id() + " of " + popped.key()
+              + " is not in flight: it already ended by done or requeueFailed");
+        }
+        K key = attempt.info.key;
+        if (active.get(key) != null || backoff.get(key) != null || pool.get(key) != null) {
+          throw new IllegalStateException(key + " is already queued");
+        }
+        events = active.inFlight().eventsFor(attempt);
+        active.finish(attempt.id);
+      } finally {
+        unlockInner();
+      }
+      if (closed || attempt.deleted) {
+        return;
+      }
+      long now = clock.nanoTime();
+      QueuedItemInfo<K, T> info = attempt.info;
+      info.recordFailure(rejectors, now, ++sequence);
+      requeue(info, strategyAfterFailure(info, events), SCHEDULE_ATTEMPT_FAILURE, now, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private RequeueStrategy strategyAfterFailure(QueuedItemInfo<K, T> info,
+      InFlightLog.EventsSince<K> events) {
+    if (!info.hasRejectors()) {
+      return RequeueStrategy.AFTER_BACKOFF;
+    }
+    RequeueStrategy strategy = events.lost() ? RequeueStrategy.AFTER_BACKOFF : RequeueStrategy.SKIP;
+    for (InFlightLog.Logged<K> e : events.events()) {
+      strategy = strategy.strongest(
+          registrations.evaluate(info, e.event(), e.oldObj(), e.newObj()));
+      if (strategy == RequeueStrategy.IMMEDIATELY) {
+        break;
+      }
+    }
+    return strategy;
+  }
+
+  @Override
+  public void onEvent(ClusterEvent event, Object oldObj, Object newObj) {
+    onEvent(event, oldObj, newObj, item -> true);
+  }
+
+  @Override
+  public void onEvent(ClusterEvent event, Object oldObj, Object newObj,
+      Predicate<? super T> preCheck) {
+    requireArg(event, "event");
+    requireArg(preCheck, "preCheck");
+    lock.lock();
+    try {
+      if (closed || !registrations.isOfInterest(event)) {
+        return;
+      }
+      long now = clock.nanoTime();
+      for (QueuedItemInfo<K, T> info : pool.snapshot()) {
+        if (!preCheck.test(info.item)) {
+          continue;
+        }
+        RequeueStrategy strategy;
+        if (info.gated) {
+          strategy = registrations.mayOpenGate(info, event)
+              ? RequeueStrategy.IMMEDIATELY : RequeueStrategy.SKIP;
+        } else {
+          strategy = registrations.evaluate(info, event, oldObj, newObj);
+        }
+        if (strategy != RequeueStrategy.SKIP) {
+          pool.remove(info.key);
+          requeue(info, strategy, event.label(), now, true);
+        }
+      }
+      logForInFlight(event, oldObj, newObj, null);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void update(T oldItem, T newItem) {
+    requireArg(oldItem, "oldItem");
+    requireArg(newItem, "newItem");
+    K key = keyOf(newItem);
+    if (!key.equals(keyOf(oldItem))) {
+      throw new IllegalArgumentException(
+          "oldItem and newItem must have the same key, were " + keyOf(oldItem) + " and " + key);
+    }
+    lock.lock();
+    try {
+      if (!closed) {
+        updateLocked(oldItem, newItem, key);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Update or add; {@code oldItem} null means "the version the queue holds". */
+  private void updateLocked(T oldItem, T newItem, K key) {
+    long now = clock.nanoTime();
+    lockInner();
+    try {
+      QueuedItemInfo<K, T> info = active.remove(key);
+      if (info != null) {
+        info.item = newItem; // out of the heap while its sort key changes
+        active.add(info, now);
+        return;
+      }
+      info = backoff.remove(key);
+      if (info != null) {
+        info.item = newItem;
+        backoff.add(info);
+        return;
+      }
+      InFlightLog.Attempt<K, T> attempt = active.inFlight().byKey(key);
+      if (attempt != null) {
+        T old = oldItem != null ? oldItem : attempt.info.item;
+        attempt.info.item = newItem;
+        attempt.deleted = false;
+        for (ClusterEvent e : updateEvents.apply(old, newItem)) {
+          if (registrations.isOfInterest(e)) {
+            active.logEvent(e, old, newItem, key);
+          }
+        }
+        return;
+      }
+    } finally {
+      unlockInner();
+    }
+    QueuedItemInfo<K, T> info = pool.get(key);
+    if (info == null) {
+      info = new QueuedItemInfo<>(key, newItem, now, ++sequence);
+      moveToActive(info, ClusterEvent.ITEM_ADD, now, false);
+      return;
+    }
+    T old = oldItem != null ? oldItem : info.item;
+    info.item = newItem; // the pool is not sorted: safe in place
+    RequeueStrategy strategy = RequeueStrategy.SKIP;
+    String label = null;
+    if (info.gated) {
+      strategy = RequeueStrategy.IMMEDIATELY; // an update is what usually opens a gate
+      label = ClusterEvent.ITEM_UPDATE.label();
+    } else {
+      for (ClusterEvent e : updateEvents.apply(old, newItem)) {
+        RequeueStrategy s = registrations.evaluate(info, e, old, newItem);
+        if (s.ordinal() > strategy.ordinal()) {
+          strategy = s;
+          label = e.label();
+        }
+      }
+    }
+    if (strategy != RequeueStrategy.SKIP) {
+      pool.remove(key);
+      requeue(info, strategy, label, now, true);
+    }
+  }
+
+  @Override
+  public boolean delete(T item) {
+    requireArg(item, "item");
+    K key = keyOf(item);
+    lock.lock();
+    try {
+      if (closed) {
+        return false;
+      }
+      lockInner();
+      try {
+        if (active.remove(key) != null || backoff.remove(key) != null) {
+          return true;
+        }
+        InFlightLog.Attempt<K, T> attempt = active.inFlight().byKey(key);
+        if (attempt != null) {
+          attempt.deleted = true;
+          return true;
+        }
+      } finally {
+        unlockInner();
+      }
+      return pool.remove(key) != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void activate(Collection<? extends T> items) {
+    requireArg(items, "items");
+    List<K> keys = new ArrayList<>(items.size());
+    for (T item : items) {
+      keys.add(keyOf(requireArg(item, "item")));
+    }
+    String label = ClusterEvent.FORCE_ACTIVATE.label();
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      long now = clock.nanoTime();
+      for (K key : keys) {
+        QueuedItemInfo<K, T> fromBackoff;
+        lockInner();
+        try {
+          fromBackoff = backoff.remove(key);
+          if (fromBackoff == null && active.inFlight().byKey(key) != null) {
+            active.logEvent(ClusterEvent.FORCE_ACTIVATE, null, null, key);
+          }
+        } finally {
+          unlockInner();
+        }
+        if (fromBackoff != null) {
+          moveToActive(fromBackoff, label, now, false);
+        } else {
+          QueuedItemInfo<K, T> pooled = pool.remove(key);
+          if (pooled != null) {
+            moveToActive(pooled, label, now, true);
+          }
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean done(long id) {
+    InFlightLog.Attempt<K, T> attempt;
+    active.lock.lock();
+    try {
+      attempt = active.finish(id);
+    } finally {
+      active.lock.unlock();
+    }
+    if (attempt == null && !warnedUnpairedDone) {
+      warnedUnpairedDone = true;
+      log.warn("done({}) for an attempt that is not in flight; ignored (logged once per queue)",
+          id);
+    }
+    return attempt != null;
+  }
+
+  @Override
+  public Pending<T> pending() {
+    lock.lock();
+    try {
+      List<QueuedItemInfo<K, T>> activeItems;
+      List<QueuedItemInfo<K, T>> backoffItems;
+      lockInner();
+      try {
+        activeItems = active.items();
+        backoffItems = backoff.items();
+      } finally {
+        unlockInner();
+      }
+      activeItems.sort(activeOrder);
+      backoffItems.sort(backoff.order().thenComparing(activeOrder));
+      List<T> items = new ArrayList<>();
+      activeItems.forEach(i -> items.add(i.item));
+      backoffItems.forEach(i -> items.add(i.item));
+      pool.snapshot().forEach(i -> items.add(i.item));
+      String summary = "activeQ:" + activeItems.size() + "; backoffQ:" + backoffItems.size()
+          + "; unschedulable:" + pool.size();
+      return new Pending<>(items, summary);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public long schedulingCycle() {
+    active.lock.lock();
+    try {
+      return active.cycle();
+    } finally {
+      active.lock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      backoffTimerGeneration++;
+      poolTimerGeneration++;
+      if (backoffTimer != null) {
+        backoffTimer.cancel();
+        backoffTimer = null;
+      }
+      if (poolTimer != null) {
+        poolTimer.cancel();
+        poolTimer = null;
+      }
+      active.lock.lock();
+      try {
+        active.close();
+      } finally {
+        active.lock.unlock();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- moves (main lock held)
+
+  /** Moves {@code info} (in no part) according to {@code strategy}. */
+  private void requeue(QueuedItemInfo<K, T> info, RequeueStrategy strategy, String label,
+      long now, boolean fromPool) {
+    switch (strategy) {
+      case SKIP -> toPool(info, label, now, fromPool);
+      case AFTER_BACKOFF -> {
+        if (policy.isBackingOff(info, now)) {
+          toBackoff(info, label, now);
+        } else {
+          moveToActive(info, label, now, fromPool);
+        }
+      }
+      case IMMEDIATELY -> moveToActive(info, label, now, fromPool);
+      default -> throw new AssertionError(strategy);
+    }
+  }
+
+  /** Runs the gates: activeQ if all admit, else the pool marked gated. */
+  private void moveToActive(QueuedItemInfo<K, T> info, String label, long now, boolean fromPool) {
+    String closedGate = registrations.firstClosedGate(info);
+    if (closedGate != null) {
+      info.gated = true;
+      info.lastFailedGate = closedGate;
+      toPool(info, label, now, fromPool);
+      return;
+    }
+    info.gated = false;
+    active.lock.lock();
+    try {
+      active.add(info, now);
+    } finally {
+      active.lock.unlock();
+    }
+    metrics.incoming(SchedulingMetrics.ACTIVE, label);
+  }
+
+  private void toBackoff(QueuedItemInfo<K, T> info, String label, long now) {
+    lockInner();
+    try {
+      backoff.add(info);
+      if (popFromBackoff && info.consecutiveErrors == 0) {
+        active.wakeOne();
+      }
+    } finally {
+      unlockInner();
+    }
+    metrics.incoming(SchedulingMetrics.BACKOFF, label);
+    scheduleBackoffFlush(now);
+  }
+
+  private void toPool(QueuedItemInfo<K, T> info, String label, long now, boolean fromPool) {
+    pool.add(info);
+    if (!fromPool) {
+      metrics.incoming(SchedulingMetrics.UNSCHEDULABLE, label);
+    }
+    schedulePoolFlush(now);
+  }
+
+  private void logForInFlight(ClusterEvent event, Object oldObj, Object newObj, K target) {
+    active.lock.lock();
+    try {
+      active.logEvent(event, oldObj, newObj, target);
+    } finally {
+      active.lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- periodic flushes
+
+  /** Makes sure a flush runs at the first whole second at which a back-off head is over. */
+  private void scheduleBackoffFlush(long now) {
+    if (closed) {
+      return;
+    }
+    Long due;
+    backoff.lock.lock();
+    try {
+      due = backoff.nextDue();
+    } finally {
+      backoff.lock.unlock();
+    }
+    if (due == null) {
+      return;
+    }
+    long at = policy.ceilToGrid(due - now > 0 ? due : now, BACKOFF_FLUSH_PERIOD);
+    if (backoffTimer != null) {
+      if (backoffTimerAt - at <= 0) {
+        return;
+      }
+      backoffTimer.cancel();
+    }
+    long generation = ++backoffTimerGeneration;
+    backoffTimerAt = at;
+    backoffTimer = clock.schedule(at, () -> flushBackoffCompleted(generation));
+  }
+
+  private void flushBackoffCompleted(long generation) {
+    lock.lock();
+    try {
+      if (closed || generation != backoffTimerGeneration) {
+        return;
+      }
+      backoffTimer = null;
+      long now = clock.nanoTime();
+      List<QueuedItemInfo<K, T>> completed;
+      backoff.lock.lock();
+      try {
+        completed = backoff.popCompleted(now);
+      } finally {
+        backoff.lock.unlock();
+      }
+      for (QueuedItemInfo<K, T> info : completed) {
+        moveToActive(info, ClusterEvent.BACKOFF_COMPLETE, now, false);
+      }
+      scheduleBackoffFlush(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Makes sure the timeout flush runs every 30 s while the pool holds anything. */
+  private void schedulePoolFlush(long now) {
+    if (closed || poolTimer != null || pool.isEmpty()) {
+      return;
+    }
+    long generation = ++poolTimerGeneration;
+    poolTimer = clock.schedule(policy.nextGridLine(now, POOL_FLUSH_PERIOD),
+        () -> flushPoolLeftover(generation));
+  }
+
+  private void flushPoolLeftover(long generation) {
+    lock.lock();
+    try {
+      if (closed || generation != poolTimerGeneration) {
+        return;
+      }
+      poolTimer = null;
+      long now = clock.nanoTime();
+      List<QueuedItemInfo<K, T>> expired = new ArrayList<>();
+      for (QueuedItemInfo<K, T> info : pool.snapshot()) {
+        if (now - info.stayStart() > maxStayInPoolNanos) {
+          expired.add(info);
+        }
+      }
+      String label = ClusterEvent.UNSCHEDULABLE_TIMEOUT.label();
+      for (QueuedItemInfo<K, T> info : expired) {
+        pool.remove(info.key);
+        info.lastFlush = now;
+        info.flushed = true;
+        requeue(info, info.gated ? RequeueStrategy.IMMEDIATELY : RequeueStrategy.AFTER_BACKOFF,
+            label, now, true);
+      }
+      if (!expired.isEmpty()) {
+        logForInFlight(ClusterEvent.UNSCHEDULABLE_TIMEOUT, null, null, null);
+      }
+      schedulePoolFlush(now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private K keyOf(T item) {
+    return Objects.requireNonNull(keyFunction.apply(item), "keyFunction returned null");
+  }
+
+  private void lockInner() {
+    active.lock.lock();
+    backoff.lock.lock();
+  }
+
+  private void unlockInner() {
+    backoff.lock.unlock();
+    active.lock.unlock();
+  }
+
+  /** Test hook: the in-flight event log's size. */
+  int inFlightEventCount() {
+    active.lock.lock();
+    try {
+      return active.inFlight().eventCount();
+    } finally {
+      active.lock.unlock();
+    }
+  }
+}

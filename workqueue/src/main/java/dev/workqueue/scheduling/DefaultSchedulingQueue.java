@@ -2,7 +2,6 @@ package dev.workqueue.scheduling;
 
 import static dev.workqueue.scheduling.SchedulingQueueBuilder.requireArg;
 
-import dev.workqueue.clock.Cancellable;
 import dev.workqueue.clock.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,9 +21,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Locks</b>, always taken in this order, never the other way round:
  * <ol>
- *   <li>{@link #lock}, the main lock: the pool, the timers, the sequence, and every decision
- *       (hints and gates run under it). Taken by every operation except {@code pop} and
- *       {@code done}.
+ *   <li>{@link #lock}, the main lock: the pool, the flush timers of {@link QueueMover}, the
+ *       sequence, and every decision (hints and gates run under it). Taken by every
+ *       operation except {@code pop} and {@code done}.
  *   <li>{@link ActiveQueue#lock}: activeQ, the in-flight attempts and their event log, the
  *       scheduling cycle. {@code pop} and {@code done} take only this one (and the next).
  *   <li>{@link BackoffQueue#lock}: both back-off heaps.
@@ -39,47 +38,37 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
   private static final Logger log = LoggerFactory.getLogger(SchedulingQueue.class);
 
   static final String SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure";
-  static final long BACKOFF_FLUSH_PERIOD = BackoffPolicy.SECOND;
-  static final long POOL_FLUSH_PERIOD = 30 * BackoffPolicy.SECOND;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Clock clock;
   private final Function<? super T, ? extends K> keyFunction;
   private final Comparator<QueuedItemInfo<K, T>> activeOrder;
-  private final BackoffPolicy policy;
   private final ActiveQueue<K, T> active;
   private final BackoffQueue<K, T> backoff;
   private final UnschedulablePool<K, T> pool;
   private final Registrations<T> registrations;
-  private final SchedulingMetrics metrics;
-  private final long maxStayInPoolNanos;
-  private final boolean popFromBackoff;
+  private final QueueMover<K, T> mover;
   private final BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents;
 
   // Guarded by lock.
   private long sequence;
   private boolean closed;
-  private Cancellable backoffTimer;
-  private long backoffTimerAt;
-  private long backoffTimerGeneration;
-  private Cancellable poolTimer;
-  private long poolTimerGeneration;
   private volatile boolean warnedUnpairedDone;
 
   DefaultSchedulingQueue(SchedulingQueueBuilder<K, T> b) {
     this.clock = b.clock;
     this.keyFunction = b.keyFunction;
     this.activeOrder = b.activeOrder();
-    this.metrics = SchedulingMetrics.create(b.name, b.metricsProvider);
-    this.policy = new BackoffPolicy(b.initialBackoffNanos, b.maxBackoffNanos,
+    SchedulingMetrics metrics = SchedulingMetrics.create(b.name, b.metricsProvider);
+    BackoffPolicy policy = new BackoffPolicy(b.initialBackoffNanos, b.maxBackoffNanos,
         b.alignBackoffToWindow, BackoffPolicy.SECOND, clock.nanoTime());
     this.backoff = new BackoffQueue<>(policy, activeOrder, metrics);
-    this.popFromBackoff = b.popFromBackoff;
     this.active = new ActiveQueue<>(activeOrder, b.maxInFlightEvents, metrics,
         b.popFromBackoff ? backoff : null);
     this.pool = new UnschedulablePool<>(metrics);
     this.registrations = new Registrations<>(b.hints, b.gates, b.numericActionMatching);
-    this.maxStayInPoolNanos = b.maxStayInPoolNanos;
+    this.mover = new QueueMover<>(lock, clock, policy, active, backoff, pool, registrations,
+        metrics, b.maxStayInPoolNanos, b.popFromBackoff);
     this.updateEvents = b.updateEvents;
   }
 
@@ -135,26 +124,11 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
       long now = clock.nanoTime();
       QueuedItemInfo<K, T> info = attempt.info;
       info.recordFailure(rejectors, now, ++sequence);
-      requeue(info, strategyAfterFailure(info, events), SCHEDULE_ATTEMPT_FAILURE, now, false);
+      mover.requeue(info, mover.strategyAfterFailure(info, events), SCHEDULE_ATTEMPT_FAILURE,
+          now, false);
     } finally {
       lock.unlock();
     }
-  }
-
-  private RequeueStrategy strategyAfterFailure(QueuedItemInfo<K, T> info,
-      InFlightLog.EventsSince<K> events) {
-    if (!info.hasRejectors()) {
-      return RequeueStrategy.AFTER_BACKOFF;
-    }
-    RequeueStrategy strategy = events.lost() ? RequeueStrategy.AFTER_BACKOFF : RequeueStrategy.SKIP;
-    for (InFlightLog.Logged<K> e : events.events()) {
-      strategy = strategy.strongest(
-          registrations.evaluate(info, e.event(), e.oldObj(), e.newObj()));
-      if (strategy == RequeueStrategy.IMMEDIATELY) {
-        break;
-      }
-    }
-    return strategy;
   }
 
   @Override
@@ -186,10 +160,10 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
         }
         if (strategy != RequeueStrategy.SKIP) {
           pool.remove(info.key);
-          requeue(info, strategy, event.label(), now, true);
+          mover.requeue(info, strategy, event.label(), now, true);
         }
       }
-      logForInFlight(event, oldObj, newObj, null);
+      mover.logForInFlight(event, oldObj, newObj, null);
     } finally {
       lock.unlock();
     }
@@ -249,7 +223,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     QueuedItemInfo<K, T> info = pool.get(key);
     if (info == null) {
       info = new QueuedItemInfo<>(key, newItem, now, ++sequence);
-      moveToActive(info, ClusterEvent.ITEM_ADD, now, false);
+      mover.moveToActive(info, ClusterEvent.ITEM_ADD, now, false);
       return;
     }
     T old = oldItem != null ? oldItem : info.item;
@@ -270,7 +244,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     }
     if (strategy != RequeueStrategy.SKIP) {
       pool.remove(key);
-      requeue(info, strategy, label, now, true);
+      mover.requeue(info, strategy, label, now, true);
     }
   }
 
@@ -328,11 +302,11 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
           unlockInner();
         }
         if (fromBackoff != null) {
-          moveToActive(fromBackoff, label, now, false);
+          mover.moveToActive(fromBackoff, label, now, false);
         } else {
           QueuedItemInfo<K, T> pooled = pool.remove(key);
           if (pooled != null) {
-            moveToActive(pooled, label, now, true);
+            mover.moveToActive(pooled, label, now, true);
           }
         }
       }
@@ -403,185 +377,13 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
         return;
       }
       closed = true;
-      backoffTimerGeneration++;
-      poolTimerGeneration++;
-      if (backoffTimer != null) {
-        backoffTimer.cancel();
-        backoffTimer = null;
-      }
-      if (poolTimer != null) {
-        poolTimer.cancel();
-        poolTimer = null;
-      }
+      mover.close();
       active.lock.lock();
       try {
         active.close();
       } finally {
         active.lock.unlock();
       }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  // ---------------------------------------------------------------- moves (main lock held)
-
-  /** Moves {@code info} (in no part) according to {@code strategy}. */
-  private void requeue(QueuedItemInfo<K, T> info, RequeueStrategy strategy, String label,
-      long now, boolean fromPool) {
-    switch (strategy) {
-      case SKIP -> toPool(info, label, now, fromPool);
-      case AFTER_BACKOFF -> {
-        if (policy.isBackingOff(info, now)) {
-          toBackoff(info, label, now);
-        } else {
-          moveToActive(info, label, now, fromPool);
-        }
-      }
-      case IMMEDIATELY -> moveToActive(info, label, now, fromPool);
-      default -> throw new AssertionError(strategy);
-    }
-  }
-
-  /** Runs the gates: activeQ if all admit, else the pool marked gated. */
-  private void moveToActive(QueuedItemInfo<K, T> info, String label, long now, boolean fromPool) {
-    String closedGate = registrations.firstClosedGate(info);
-    if (closedGate != null) {
-      info.gated = true;
-      info.lastFailedGate = closedGate;
-      toPool(info, label, now, fromPool);
-      return;
-    }
-    info.gated = false;
-    active.lock.lock();
-    try {
-      active.add(info, now);
-    } finally {
-      active.lock.unlock();
-    }
-    metrics.incoming(SchedulingMetrics.ACTIVE, label);
-  }
-
-  private void toBackoff(QueuedItemInfo<K, T> info, String label, long now) {
-    lockInner();
-    try {
-      backoff.add(info);
-      if (popFromBackoff && info.consecutiveErrors == 0) {
-        active.wakeOne();
-      }
-    } finally {
-      unlockInner();
-    }
-    metrics.incoming(SchedulingMetrics.BACKOFF, label);
-    scheduleBackoffFlush(now);
-  }
-
-  private void toPool(QueuedItemInfo<K, T> info, String label, long now, boolean fromPool) {
-    pool.add(info);
-    if (!fromPool) {
-      metrics.incoming(SchedulingMetrics.UNSCHEDULABLE, label);
-    }
-    schedulePoolFlush(now);
-  }
-
-  private void logForInFlight(ClusterEvent event, Object oldObj, Object newObj, K target) {
-    active.lock.lock();
-    try {
-      active.logEvent(event, oldObj, newObj, target);
-    } finally {
-      active.lock.unlock();
-    }
-  }
-
-  // ---------------------------------------------------------------- periodic flushes
-
-  /** Makes sure a flush runs at the first whole second at which a back-off head is over. */
-  private void scheduleBackoffFlush(long now) {
-    if (closed) {
-      return;
-    }
-    Long due;
-    backoff.lock.lock();
-    try {
-      due = backoff.nextDue();
-    } finally {
-      backoff.lock.unlock();
-    }
-    if (due == null) {
-      return;
-    }
-    long at = policy.ceilToGrid(due - now > 0 ? due : now, BACKOFF_FLUSH_PERIOD);
-    if (backoffTimer != null) {
-      if (backoffTimerAt - at <= 0) {
-        return;
-      }
-      backoffTimer.cancel();
-    }
-    long generation = ++backoffTimerGeneration;
-    backoffTimerAt = at;
-    backoffTimer = clock.schedule(at, () -> flushBackoffCompleted(generation));
-  }
-
-  private void flushBackoffCompleted(long generation) {
-    lock.lock();
-    try {
-      if (closed || generation != backoffTimerGeneration) {
-        return;
-      }
-      backoffTimer = null;
-      long now = clock.nanoTime();
-      List<QueuedItemInfo<K, T>> completed;
-      backoff.lock.lock();
-      try {
-        completed = backoff.popCompleted(now);
-      } finally {
-        backoff.lock.unlock();
-      }
-      for (QueuedItemInfo<K, T> info : completed) {
-        moveToActive(info, ClusterEvent.BACKOFF_COMPLETE, now, false);
-      }
-      scheduleBackoffFlush(now);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Makes sure the timeout flush runs every 30 s while the pool holds anything. */
-  private void schedulePoolFlush(long now) {
-    if (closed || poolTimer != null || pool.isEmpty()) {
-      return;
-    }
-    long generation = ++poolTimerGeneration;
-    poolTimer = clock.schedule(policy.nextGridLine(now, POOL_FLUSH_PERIOD),
-        () -> flushPoolLeftover(generation));
-  }
-
-  private void flushPoolLeftover(long generation) {
-    lock.lock();
-    try {
-      if (closed || generation != poolTimerGeneration) {
-        return;
-      }
-      poolTimer = null;
-      long now = clock.nanoTime();
-      List<QueuedItemInfo<K, T>> expired = new ArrayList<>();
-      for (QueuedItemInfo<K, T> info : pool.snapshot()) {
-        if (now - info.stayStart() > maxStayInPoolNanos) {
-          expired.add(info);
-        }
-      }
-      String label = ClusterEvent.UNSCHEDULABLE_TIMEOUT.label();
-      for (QueuedItemInfo<K, T> info : expired) {
-        pool.remove(info.key);
-        info.lastFlush = now;
-        info.flushed = true;
-        requeue(info, info.gated ? RequeueStrategy.IMMEDIATELY : RequeueStrategy.AFTER_BACKOFF,
-            label, now, true);
-      }
-      if (!expired.isEmpty()) {
-        logForInFlight(ClusterEvent.UNSCHEDULABLE_TIMEOUT, null, null, null);
-      }
-      schedulePoolFlush(now);
     } finally {
       lock.unlock();
     }
@@ -594,13 +396,11 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
   }
 
   private void lockInner() {
-    active.lock.lock();
-    backoff.lock.lock();
+    mover.lockInner();
   }
 
   private void unlockInner() {
-    backoff.lock.unlock();
-    active.lock.unlock();
+    mover.unlockInner();
   }
 
   /** Test hook: the in-flight event log's size. */

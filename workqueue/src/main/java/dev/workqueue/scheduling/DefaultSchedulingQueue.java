@@ -65,8 +65,8 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     this.backoff = new BackoffQueue<>(policy, activeOrder, metrics);
     this.active = new ActiveQueue<>(activeOrder, b.maxInFlightEvents, metrics,
         b.popFromBackoff ? backoff : null);
-    this.pool = new UnschedulablePool<>(metrics);
     this.registrations = new Registrations<>(b.hints, b.gates, b.numericActionMatching);
+    this.pool = new UnschedulablePool<>(metrics, registrations, b.indexPoolByEvent);
     this.mover = new QueueMover<>(lock, clock, policy, active, backoff, pool, registrations,
         metrics, b.maxStayInPoolNanos, b.popFromBackoff);
     this.updateEvents = b.updateEvents;
@@ -147,7 +147,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
         return;
       }
       long now = clock.nanoTime();
-      for (QueuedItemInfo<K, T> info : pool.snapshot()) {
+      for (QueuedItemInfo<K, T> info : pool.candidatesFor(event)) {
         if (!preCheck.test(info.item)) {
           continue;
         }
@@ -191,6 +191,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
   /** Update or add; {@code oldItem} null means "the version the queue holds". */
   private void updateLocked(T oldItem, T newItem, K key) {
     long now = clock.nanoTime();
+    T inFlightOld = null;
     lockInner();
     try {
       QueuedItemInfo<K, T> info = active.remove(key);
@@ -207,18 +208,22 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
       }
       InFlightLog.Attempt<K, T> attempt = active.inFlight().byKey(key);
       if (attempt != null) {
-        T old = oldItem != null ? oldItem : attempt.info.item;
+        inFlightOld = oldItem != null ? oldItem : attempt.info.item;
         attempt.info.item = newItem;
         attempt.deleted = false;
-        for (ClusterEvent e : updateEvents.apply(old, newItem)) {
-          if (registrations.isOfInterest(e)) {
-            active.logEvent(e, old, newItem, key);
-          }
-        }
-        return;
       }
     } finally {
       unlockInner();
+    }
+    if (inFlightOld != null) {
+      // user code runs under the main lock only; if the attempt ends meanwhile, the log
+      // ignores events for it
+      for (ClusterEvent e : updateEvents.apply(inFlightOld, newItem)) {
+        if (registrations.isOfInterest(e)) {
+          mover.logForInFlight(e, inFlightOld, newItem, key);
+        }
+      }
+      return;
     }
     QueuedItemInfo<K, T> info = pool.get(key);
     if (info == null) {

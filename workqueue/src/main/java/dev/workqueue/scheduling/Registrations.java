@@ -1,7 +1,9 @@
 package dev.workqueue.scheduling;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +92,47 @@ final class Registrations<T> {
       log.warn("queueing hint of {} for {} threw; counted as QUEUE", h.rejector(), h.event(), e);
       return QueueingHint.QUEUE;
     }
+  }
+
+  /**
+   * The registered events that can move {@code info} out of the pool: its gate's events
+   * while gated, else the events its rejectors' hints are registered for. Used by the
+   * pool's event index.
+   */
+  Set<ClusterEvent> eventsOfInterestTo(QueuedItemInfo<?, T> info) {
+    Set<ClusterEvent> events = new LinkedHashSet<>();
+    if (info.gated) {
+      for (Gate<T> g : gates) {
+        if (info.lastFailedGate == null || g.name().equals(info.lastFailedGate)) {
+          events.addAll(g.events());
+        }
+      }
+    } else {
+      for (Hint<T> h : hints) {
+        if (info.isRejectedBy(h.rejector())) {
+          events.add(h.event());
+        }
+      }
+    }
+    return events;
+  }
+
+  /** The distinct registered events (hints' and gates') that match {@code incoming}. */
+  Set<ClusterEvent> registeredMatching(ClusterEvent incoming) {
+    Set<ClusterEvent> events = new LinkedHashSet<>();
+    for (Hint<T> h : hints) {
+      if (h.event().matches(incoming, numericActionQuirk)) {
+        events.add(h.event());
+      }
+    }
+    for (Gate<T> g : gates) {
+      for (ClusterEvent e : g.events()) {
+        if (e.matches(incoming, numericActionQuirk)) {
+          events.add(e);
+        }
+      }
+    }
+    return events;
   }
 
   /** Whether {@code event} may open the gate that holds {@code info}. */

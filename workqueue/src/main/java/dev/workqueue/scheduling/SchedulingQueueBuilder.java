@@ -42,6 +42,7 @@ public final class SchedulingQueueBuilder<K, T> {
   boolean alignBackoffToWindow = true;
   boolean numericActionMatching = true;
   int maxInFlightEvents = DEFAULT_MAX_IN_FLIGHT_EVENTS;
+  boolean indexPoolByEvent;
   BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents =
       (o, n) -> List.of(ClusterEvent.ITEM_UPDATE);
   final List<Registrations.Hint<T>> hints = new ArrayList<>();
@@ -172,6 +173,17 @@ public final class SchedulingQueueBuilder<K, T> {
       throw new IllegalArgumentException("max must be positive, was " + max);
     }
     this.maxInFlightEvents = max;
+    return this;
+  }
+
+  /**
+   * Whether the pool files each item under the registered events that can move it, so that
+   * {@code onEvent} visits only those items instead of the whole pool (kube-scheduler scans
+   * the whole pool on every event, #138095). Costs a map entry per item and registered
+   * event. Wildcard events still visit every item. Default: false, as kube-scheduler.
+   */
+  public SchedulingQueueBuilder<K, T> indexPoolByEvent(boolean enabled) {
+    this.indexPoolByEvent = enabled;
     return this;
   }
 

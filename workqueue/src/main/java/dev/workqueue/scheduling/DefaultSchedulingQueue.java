@@ -1,0 +1,420 @@
+package dev.workqueue.scheduling;
+
+import static dev.workqueue.scheduling.SchedulingQueueBuilder.requireArg;
+
+import dev.workqueue.clock.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduling queue; see the package documentation for the moves between its parts.
+ *
+ * <p><b>Locks</b>, always taken in this order, never the other way round:
+ * <ol>
+ *   <li>{@link #lock}, the main lock: the pool, the flush timers of {@link QueueMover}, the
+ *       sequence, and every decision (hints and gates run under it). Taken by every
+ *       operation except {@code pop} and {@code done}.
+ *   <li>{@link ActiveQueue#lock}: activeQ, the in-flight attempts and their event log, the
+ *       scheduling cycle. {@code pop} and {@code done} take only this one (and the next).
+ *   <li>{@link BackoffQueue#lock}: both back-off heaps.
+ * </ol>
+ * An operation that must know where an item is holds all three while it looks, because
+ * {@code pop} moves items from activeQ or backoffQ to in flight without the main lock. The
+ * pool and "unknown" cannot change without the main lock, so those answers stay true after
+ * the two inner locks are released. User code (hints, gates, update events) runs with the
+ * main lock only, so a slow hint never blocks {@code pop}.
+ */
+final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
+  private static final Logger log = LoggerFactory.getLogger(SchedulingQueue.class);
+
+  static final String SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure";
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Clock clock;
+  private final Function<? super T, ? extends K> keyFunction;
+  private final Comparator<QueuedItemInfo<K, T>> activeOrder;
+  private final ActiveQueue<K, T> active;
+  private final BackoffQueue<K, T> backoff;
+  private final UnschedulablePool<K, T> pool;
+  private final Registrations<T> registrations;
+  private final QueueMover<K, T> mover;
+  private final BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents;
+
+  // Guarded by lock.
+  private long sequence;
+  private boolean closed;
+  private volatile boolean warnedUnpairedDone;
+
+  DefaultSchedulingQueue(SchedulingQueueBuilder<K, T> b) {
+    this.clock = b.clock;
+    this.keyFunction = b.keyFunction;
+    this.activeOrder = b.activeOrder();
+    SchedulingMetrics metrics = SchedulingMetrics.create(b.name, b.metricsProvider);
+    BackoffPolicy policy = new BackoffPolicy(b.initialBackoffNanos, b.maxBackoffNanos,
+        b.alignBackoffToWindow, BackoffPolicy.SECOND, clock.nanoTime());
+    this.backoff = new BackoffQueue<>(policy, activeOrder, metrics);
+    this.active = new ActiveQueue<>(activeOrder, b.maxInFlightEvents, metrics,
+        b.popFromBackoff ? backoff : null);
+    this.registrations = new Registrations<>(b.hints, b.gates, b.numericActionMatching);
+    this.pool = new UnschedulablePool<>(metrics, registrations, b.indexPoolByEvent);
+    this.mover = new QueueMover<>(lock, clock, policy, active, backoff, pool, registrations,
+        metrics, b.maxStayInPoolNanos, b.popFromBackoff);
+    this.updateEvents = b.updateEvents;
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  @Override
+  public void add(T item) {
+    requireArg(item, "item");
+    K key = keyOf(item);
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      updateLocked(null, item, key);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<PoppedItem<K, T>> pop() throws InterruptedException {
+    return active.pop();
+  }
+
+  @Override
+  public void requeueFailed(PoppedItem<K, T> popped, Rejectors rejectors) {
+    requireArg(popped, "popped");
+    requireArg(rejectors, "rejectors");
+    lock.lock();
+    try {
+      InFlightLog.Attempt<K, T> attempt;
+      InFlightLog.EventsSince<K> events;
+      lockInner();
+      try {
+        attempt = active.inFlight().byId(popped.id());
+        if (attempt == null) {
+          throw new IllegalStateException("attempt " + popped.id() + " of " + popped.key()
+              + " is not in flight: it already ended by done or requeueFailed");
+        }
+        K key = attempt.info.key;
+        if (active.get(key) != null || backoff.get(key) != null || pool.get(key) != null) {
+          throw new IllegalStateException(key + " is already queued");
+        }
+        events = active.inFlight().eventsFor(attempt);
+        active.finish(attempt.id);
+      } finally {
+        unlockInner();
+      }
+      if (closed || attempt.deleted) {
+        return;
+      }
+      long now = clock.nanoTime();
+      QueuedItemInfo<K, T> info = attempt.info;
+      info.recordFailure(rejectors, now, ++sequence);
+      mover.requeue(info, mover.strategyAfterFailure(info, events), SCHEDULE_ATTEMPT_FAILURE,
+          now, false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void onEvent(ClusterEvent event, Object oldObj, Object newObj) {
+    onEvent(event, oldObj, newObj, item -> true);
+  }
+
+  @Override
+  public void onEvent(ClusterEvent event, Object oldObj, Object newObj,
+      Predicate<? super T> preCheck) {
+    requireArg(event, "event");
+    requireArg(preCheck, "preCheck");
+    lock.lock();
+    try {
+      if (closed || !registrations.isOfInterest(event)) {
+        return;
+      }
+      long now = clock.nanoTime();
+      for (QueuedItemInfo<K, T> info : pool.candidatesFor(event)) {
+        if (!preCheck.test(info.item)) {
+          continue;
+        }
+        RequeueStrategy strategy;
+        if (info.gated) {
+          strategy = registrations.mayOpenGate(info, event)
+              ? RequeueStrategy.IMMEDIATELY : RequeueStrategy.SKIP;
+        } else {
+          strategy = registrations.evaluate(info, event, oldObj, newObj);
+        }
+        if (strategy != RequeueStrategy.SKIP) {
+          pool.remove(info.key);
+          mover.requeue(info, strategy, event.label(), now, true);
+        }
+      }
+      mover.logForInFlight(event, oldObj, newObj, null);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void update(T oldItem, T newItem) {
+    requireArg(oldItem, "oldItem");
+    requireArg(newItem, "newItem");
+    K key = keyOf(newItem);
+    if (!key.equals(keyOf(oldItem))) {
+      throw new IllegalArgumentException(
+          "oldItem and newItem must have the same key, were " + keyOf(oldItem) + " and " + key);
+    }
+    lock.lock();
+    try {
+      if (!closed) {
+        updateLocked(oldItem, newItem, key);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Update or add; {@code oldItem} null means "the version the queue holds". */
+  private void updateLocked(T oldItem, T newItem, K key) {
+    long now = clock.nanoTime();
+    T inFlightOld = null;
+    lockInner();
+    try {
+      QueuedItemInfo<K, T> info = active.remove(key);
+      if (info != null) {
+        info.item = newItem; // out of the heap while its sort key changes
+        active.add(info, now);
+        return;
+      }
+      info = backoff.remove(key);
+      if (info != null) {
+        info.item = newItem;
+        backoff.add(info);
+        return;
+      }
+      InFlightLog.Attempt<K, T> attempt = active.inFlight().byKey(key);
+      if (attempt != null) {
+        inFlightOld = oldItem != null ? oldItem : attempt.info.item;
+        attempt.info.item = newItem;
+        attempt.deleted = false;
+      }
+    } finally {
+      unlockInner();
+    }
+    if (inFlightOld != null) {
+      // user code runs under the main lock only; if the attempt ends meanwhile, the log
+      // ignores events for it
+      for (ClusterEvent e : updateEvents.apply(inFlightOld, newItem)) {
+        if (registrations.isOfInterest(e)) {
+          mover.logForInFlight(e, inFlightOld, newItem, key);
+        }
+      }
+      return;
+    }
+    QueuedItemInfo<K, T> info = pool.get(key);
+    if (info == null) {
+      info = new QueuedItemInfo<>(key, newItem, now, ++sequence);
+      mover.moveToActive(info, ClusterEvent.ITEM_ADD, now, false);
+      return;
+    }
+    T old = oldItem != null ? oldItem : info.item;
+    info.item = newItem; // the pool is not sorted: safe in place
+    RequeueStrategy strategy = RequeueStrategy.SKIP;
+    String label = null;
+    if (info.gated) {
+      strategy = RequeueStrategy.IMMEDIATELY; // an update is what usually opens a gate
+      label = ClusterEvent.ITEM_UPDATE.label();
+    } else {
+      for (ClusterEvent e : updateEvents.apply(old, newItem)) {
+        RequeueStrategy s = registrations.evaluate(info, e, old, newItem);
+        if (s.ordinal() > strategy.ordinal()) {
+          strategy = s;
+          label = e.label();
+        }
+      }
+    }
+    if (strategy != RequeueStrategy.SKIP) {
+      pool.remove(key);
+      mover.requeue(info, strategy, label, now, true);
+    }
+  }
+
+  @Override
+  public boolean delete(T item) {
+    requireArg(item, "item");
+    K key = keyOf(item);
+    lock.lock();
+    try {
+      if (closed) {
+        return false;
+      }
+      lockInner();
+      try {
+        if (active.remove(key) != null || backoff.remove(key) != null) {
+          return true;
+        }
+        InFlightLog.Attempt<K, T> attempt = active.inFlight().byKey(key);
+        if (attempt != null) {
+          attempt.deleted = true;
+          return true;
+        }
+      } finally {
+        unlockInner();
+      }
+      return pool.remove(key) != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void activate(Collection<? extends T> items) {
+    requireArg(items, "items");
+    List<K> keys = new ArrayList<>(items.size());
+    for (T item : items) {
+      keys.add(keyOf(requireArg(item, "item")));
+    }
+    String label = ClusterEvent.FORCE_ACTIVATE.label();
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      long now = clock.nanoTime();
+      for (K key : keys) {
+        QueuedItemInfo<K, T> fromBackoff;
+        lockInner();
+        try {
+          fromBackoff = backoff.remove(key);
+          if (fromBackoff == null && active.inFlight().byKey(key) != null) {
+            active.logEvent(ClusterEvent.FORCE_ACTIVATE, null, null, key);
+          }
+        } finally {
+          unlockInner();
+        }
+        if (fromBackoff != null) {
+          mover.moveToActive(fromBackoff, label, now, false);
+        } else {
+          QueuedItemInfo<K, T> pooled = pool.remove(key);
+          if (pooled != null) {
+            mover.moveToActive(pooled, label, now, true);
+          }
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean done(long id) {
+    InFlightLog.Attempt<K, T> attempt;
+    active.lock.lock();
+    try {
+      attempt = active.finish(id);
+    } finally {
+      active.lock.unlock();
+    }
+    if (attempt == null && !warnedUnpairedDone) {
+      warnedUnpairedDone = true;
+      log.warn("done({}) for an attempt that is not in flight; ignored (logged once per queue)",
+          id);
+    }
+    return attempt != null;
+  }
+
+  @Override
+  public Pending<T> pending() {
+    lock.lock();
+    try {
+      List<QueuedItemInfo<K, T>> activeItems;
+      List<QueuedItemInfo<K, T>> backoffItems;
+      lockInner();
+      try {
+        activeItems = active.items();
+        backoffItems = backoff.items();
+      } finally {
+        unlockInner();
+      }
+      activeItems.sort(activeOrder);
+      backoffItems.sort(backoff.order().thenComparing(activeOrder));
+      List<T> items = new ArrayList<>();
+      activeItems.forEach(i -> items.add(i.item));
+      backoffItems.forEach(i -> items.add(i.item));
+      pool.snapshot().forEach(i -> items.add(i.item));
+      String summary = "activeQ:" + activeItems.size() + "; backoffQ:" + backoffItems.size()
+          + "; unschedulable:" + pool.size();
+      return new Pending<>(items, summary);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public long schedulingCycle() {
+    active.lock.lock();
+    try {
+      return active.cycle();
+    } finally {
+      active.lock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      mover.close();
+      active.lock.lock();
+      try {
+        active.close();
+      } finally {
+        active.lock.unlock();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private K keyOf(T item) {
+    return Objects.requireNonNull(keyFunction.apply(item), "keyFunction returned null");
+  }
+
+  private void lockInner() {
+    mover.lockInner();
+  }
+
+  private void unlockInner() {
+    mover.unlockInner();
+  }
+
+  /** Test hook: the in-flight event log's size. */
+  int inFlightEventCount() {
+    active.lock.lock();
+    try {
+      return active.inFlight().eventCount();
+    } finally {
+      active.lock.unlock();
+    }
+  }
+}

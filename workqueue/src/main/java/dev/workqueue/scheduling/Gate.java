@@ -1,0 +1,39 @@
+package dev.workqueue.scheduling;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * A condition an item must meet before it may enter activeQ (kube-scheduler's PreEnqueue
+ * plugins and scheduling gates). While a gate says no the item waits in the pool, marked
+ * gated; only the gate's {@link #events} re-check it (and the pool's timeout flush, and an
+ * update of the item itself). The gate that failed last is checked first the next time.
+ *
+ * @param name the gate's name, unique within a queue
+ * @param admits true when the item may enter activeQ; called with the main lock held, so fast
+ *     and never calling back into the queue; a throwing predicate keeps the item gated
+ * @param events the events that may open the gate
+ * @param <T> the item type
+ */
+public record Gate<T>(String name, Predicate<? super T> admits, List<ClusterEvent> events) {
+  /**
+   * @throws NullPointerException if an argument or an event is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public Gate {
+    Objects.requireNonNull(name, "name must not be null");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("name must not be empty");
+    }
+    Objects.requireNonNull(admits, "admits must not be null");
+    Objects.requireNonNull(events, "events must not be null");
+    events = List.copyOf(events);
+  }
+
+  /** A gate opened by {@code events}. */
+  public static <T> Gate<T> of(String name, Predicate<? super T> admits, ClusterEvent... events) {
+    Objects.requireNonNull(events, "events must not be null");
+    return new Gate<>(name, admits, List.of(events));
+  }
+}

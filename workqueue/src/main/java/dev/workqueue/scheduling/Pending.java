@@ -1,0 +1,20 @@
+package dev.workqueue.scheduling;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A snapshot of the items waiting in a scheduling queue.
+ *
+ * @param items activeQ (head first), then backoffQ (earliest expiry first), then the pool
+ *     (in arrival order)
+ * @param summary {@code activeQ:N; backoffQ:N; unschedulable:N} (gated items count as
+ *     unschedulable)
+ * @param <T> the item type
+ */
+public record Pending<T>(List<T> items, String summary) {
+  public Pending {
+    items = List.copyOf(items);
+    Objects.requireNonNull(summary, "summary must not be null");
+  }
+}

@@ -1,0 +1,22 @@
+package dev.workqueue.scheduling;
+
+import java.util.Objects;
+
+/**
+ * An item handed out by {@link SchedulingQueue#pop}, with the id of this attempt. Pass it
+ * back to {@link SchedulingQueue#requeueFailed} on failure, or its {@link #id} to
+ * {@link SchedulingQueue#done} on success.
+ *
+ * @param item the item as it was when popped
+ * @param key its key
+ * @param id this attempt's id: the scheduling cycle of the pop, unique within the queue
+ * @param attempts the item's attempts, this one included
+ * @param <K> the key type
+ * @param <T> the item type
+ */
+public record PoppedItem<K, T>(T item, K key, long id, int attempts) {
+  public PoppedItem {
+    Objects.requireNonNull(item, "item must not be null");
+    Objects.requireNonNull(key, "key must not be null");
+  }
+}

@@ -1,0 +1,67 @@
+package dev.workqueue.scheduling;
+
+import java.util.Objects;
+
+/**
+ * The kind of thing an event is about ("node", "volume", "item"), optionally a child of a
+ * broader kind: a registration for a parent resource also matches events about its children
+ * (kube-scheduler's {@code Pod} covering {@code AssignedPod} and {@code UnscheduledPod}).
+ *
+ * @param name the resource name; {@code "*"} is the {@link #WILDCARD}
+ * @param parent the broader resource, or null
+ */
+public record Resource(String name, Resource parent) {
+  /** Matches every resource when used in a registration. */
+  public static final Resource WILDCARD = new Resource("*", null);
+
+  /** The resource of the queued items themselves; their updates are events about it. */
+  public static final Resource ITEM = new Resource("item", null);
+
+  /**
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public Resource {
+    Objects.requireNonNull(name, "name must not be null");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("name must not be empty");
+    }
+  }
+
+  /** A top-level resource. */
+  public static Resource of(String name) {
+    return new Resource(name, null);
+  }
+
+  /** A resource that {@code this} covers: registrations for {@code this} match it too. */
+  public Resource child(String childName) {
+    return new Resource(childName, this);
+  }
+
+  /** Whether this is the wildcard. */
+  public boolean isWildcard() {
+    return name.equals("*") && parent == null;
+  }
+
+  /**
+   * Whether a registration for {@code this} covers an event about {@code incoming}: this is
+   * the wildcard, the same resource, or an ancestor of it.
+   */
+  public boolean covers(Resource incoming) {
+    Objects.requireNonNull(incoming, "incoming must not be null");
+    if (isWildcard()) {
+      return true;
+    }
+    for (Resource r = incoming; r != null; r = r.parent) {
+      if (r.equals(this)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return parent == null ? name : parent + "/" + name;
+  }
+}

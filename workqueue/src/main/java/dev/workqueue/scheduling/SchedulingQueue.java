@@ -1,0 +1,134 @@
+package dev.workqueue.scheduling;
+
+import java.util.Collection;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * kube-scheduler's scheduling queue for any item: activeQ (what to try next), backoffQ (what
+ * failed and must wait) and the unschedulable pool (what waits for the world to change). See
+ * the package documentation for how items move between them.
+ *
+ * <pre>{@code
+ * SchedulingQueue<String, Job> queue = SchedulingQueue.builder(Job::id)
+ *     .priority(Job::priority)
+ *     .hint("capacity", ClusterEvent.of(NODE, ClusterEvent.ADD), (job, o, n) -> QueueingHint.QUEUE)
+ *     .build();
+ * queue.add(job);
+ * while (true) {
+ *   Optional<PoppedItem<String, Job>> next = queue.pop();   // blocks; empty once closed
+ *   if (next.isEmpty()) return;
+ *   PoppedItem<String, Job> p = next.get();
+ *   Rejectors why = tryToPlace(p.item());
+ *   if (why == null) queue.done(p.id()); else queue.requeueFailed(p, why);
+ * }
+ * }</pre>
+ *
+ * <p>Every {@code pop} must be followed by exactly one of {@link #done} (success) or
+ * {@link #requeueFailed} (failure, which ends the attempt itself). Thread-safe. Items with
+ * equal keys are the same item; null arguments fail with a {@link NullPointerException} naming
+ * them. After {@link #close}, {@code pop} returns empty and every other change is ignored.
+ *
+ * @param <K> the key type, compared with {@code equals}/{@code hashCode}
+ * @param <T> the item type
+ */
+public interface SchedulingQueue<K, T> {
+
+  /** A builder with the kube-scheduler preset; {@code keyFunction} gives an item's key. */
+  static <K, T> SchedulingQueueBuilder<K, T> builder(Function<? super T, ? extends K> keyFunction) {
+    return new SchedulingQueueBuilder<>(keyFunction);
+  }
+
+  /**
+   * Adds a new item: through the gates to activeQ (waking one {@code pop}), or to the pool
+   * marked gated. An item whose key the queue already knows is {@linkplain #update updated}
+   * instead.
+   */
+  void add(T item);
+
+  /**
+   * Takes the head of activeQ, blocking while activeQ is empty. With pop-from-backoff on, an
+   * empty activeQ hands out the head of backoffQ instead, even before its back-off is over
+   * (never an item whose last failure was an error). Counts an attempt and a scheduling cycle
+   * and records the item as in flight. Does not take the main lock.
+   *
+   * @return the item and this attempt's id; empty once the queue is closed (also for a
+   *     {@code pop} blocked at the time)
+   * @throws InterruptedException if interrupted while waiting (nothing is taken)
+   */
+  Optional<PoppedItem<K, T>> pop() throws InterruptedException;
+
+  /**
+   * Reports that the attempt {@code popped} failed (kube: {@code AddUnschedulableIfNotPresent})
+   * and ends it. Counts the failure, refreshes the timestamp, then judges the events logged
+   * during the attempt: no rejector → after back-off; else the hints of the rejectors: none
+   * says QUEUE → the pool; an unschedulable rejector says QUEUE → after back-off; a pending
+   * rejector says QUEUE → activeQ at once. "After back-off" means backoffQ while backing
+   * off, else activeQ. An item deleted during the attempt is dropped.
+   *
+   * @throws IllegalStateException if the attempt already ended, or the item is queued
+   */
+  void requeueFailed(PoppedItem<K, T> popped, Rejectors rejectors);
+
+  /**
+   * Tells the queue that {@code event} happened (kube: {@code MoveAllToActiveOrBackoffQueue}).
+   * If no hint or gate is interested, returns at once (nothing is logged). Otherwise every
+   * pooled item that passes {@code preCheck} is judged: gated items only by their gate's
+   * events (then the gates run again), others by the hints of their rejectors; they move to
+   * backoffQ, activeQ or stay. Finally the event is logged for the attempts in flight.
+   *
+   * @param oldObj the object before the change, may be null
+   * @param newObj the object after the change, may be null
+   * @param preCheck only pooled items it accepts are considered
+   */
+  void onEvent(ClusterEvent event, Object oldObj, Object newObj, Predicate<? super T> preCheck);
+
+  /** {@link #onEvent(ClusterEvent, Object, Object, Predicate)} for every pooled item. */
+  void onEvent(ClusterEvent event, Object oldObj, Object newObj);
+
+  /**
+   * Replaces an item by a new version with the same key. In activeQ or backoffQ: replaced in
+   * place (timestamp kept; re-sorted only if the comparator looks at the item). In flight:
+   * the update events are logged for the attempt. In the pool: replaced, then judged by the
+   * hints against the update events (gated: the gates run again). Unknown: {@link #add}.
+   *
+   * @throws IllegalArgumentException if the keys differ
+   */
+  void update(T oldItem, T newItem);
+
+  /**
+   * Removes the item with the key of {@code item} from wherever it waits; an item in flight
+   * is dropped at its {@link #requeueFailed}.
+   *
+   * @return whether the queue knew the item
+   */
+  boolean delete(T item);
+
+  /**
+   * Moves the given items from backoffQ or the pool to activeQ (through the gates), whatever
+   * the hints say. An item in flight remembers it: its {@link #requeueFailed} goes to activeQ.
+   * Unknown items are ignored.
+   */
+  void activate(Collection<? extends T> items);
+
+  /**
+   * Ends the attempt with this id (success). An id that is not in flight is ignored: a
+   * second {@code done}, or one after {@link #requeueFailed}, changes nothing.
+   *
+   * @return whether an attempt ended
+   */
+  boolean done(long id);
+
+  /** A snapshot of the waiting items with the summary {@code activeQ:N; backoffQ:N; unschedulable:N}. */
+  Pending<T> pending();
+
+  /** The number of pops so far: the id of the latest attempt. */
+  long schedulingCycle();
+
+  /**
+   * Closes the queue: blocked and later {@code pop}s return empty, scheduled flushes are
+   * cancelled, later changes are ignored. Idempotent.
+   */
+  void close();
+}

@@ -1,0 +1,113 @@
+package dev.workqueue.scheduling;
+
+import static dev.workqueue.scheduling.Fixtures.NODE_ADD;
+import static dev.workqueue.scheduling.Fixtures.VOLUME_ADD;
+import static dev.workqueue.scheduling.Fixtures.popNow;
+import static dev.workqueue.scheduling.Fixtures.stepSeconds;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.workqueue.clock.FakeClock;
+import dev.workqueue.scheduling.Fixtures.Job;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class SchedulingQueueMetricsTest {
+  private final FakeClock clock = new FakeClock();
+  private final Fixtures.Recording m = new Fixtures.Recording();
+  private boolean gateOpen;
+
+  private SchedulingQueue<String, Job> queue() {
+    return Fixtures.builder(clock).name("q").metricsProvider(m)
+        .hint("fit", NODE_ADD)
+        .gate(Gate.of("quota", j -> gateOpen || !j.id().startsWith("g"), VOLUME_ADD))
+        .build();
+  }
+
+  private void assertPending(int active, int backoff, int unschedulable, int gated) {
+    assertEquals(List.of((double) active, (double) backoff, (double) unschedulable,
+            (double) gated),
+        List.of(m.pending("active"), m.pending("backoff"), m.pending("unschedulable"),
+            m.pending("gated")));
+  }
+
+  @Test
+  void metricsAreExactAfterEveryOperation() throws Exception {
+    SchedulingQueue<String, Job> q = queue();
+    assertPending(0, 0, 0, 0);
+
+    q.add(new Job("a", 0));
+    q.add(new Job("b", 0));
+    q.add(new Job("g1", 0));
+    assertPending(2, 0, 0, 1);
+    assertEquals(2, m.incoming("active", ClusterEvent.ITEM_ADD));
+    assertEquals(1, m.incoming("unschedulable", ClusterEvent.ITEM_ADD));
+    assertEquals(1.0, m.rejector("quota"));
+
+    PoppedItem<String, Job> a = popNow(q);
+    assertPending(1, 0, 0, 1);
+    q.onEvent(NODE_ADD, null, null); // logged for a
+    assertEquals(1.0, m.inFlightEvents());
+    q.requeueFailed(a, Rejectors.unschedulable("fit")); // accepted event: after back-off
+    assertPending(1, 1, 0, 1);
+    assertEquals(0.0, m.inFlightEvents());
+    assertEquals(1, m.incoming("backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+
+    PoppedItem<String, Job> b = popNow(q);
+    q.requeueFailed(b, Rejectors.unschedulable("fit"));
+    assertPending(0, 1, 1, 1);
+    assertEquals(1, m.incoming("unschedulable", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(1.0, m.rejector("fit"));
+
+    stepSeconds(clock, 2); // a's back-off is over
+    assertPending(1, 0, 1, 1);
+    assertEquals(1, m.incoming("active", ClusterEvent.BACKOFF_COMPLETE));
+
+    gateOpen = true;
+    q.onEvent(VOLUME_ADD, null, null);
+    assertPending(2, 0, 1, 0);
+    assertEquals(0.0, m.rejector("quota"));
+    assertEquals(1, m.incoming("active", VOLUME_ADD.label()));
+
+    q.onEvent(NODE_ADD, null, null); // b: back-off over, straight to active
+    assertPending(3, 0, 0, 0);
+    assertEquals(0.0, m.rejector("fit"));
+    assertEquals(1, m.incoming("active", NODE_ADD.label()));
+
+    q.delete(new Job("a", 0));
+    assertPending(2, 0, 0, 0);
+    q.update(new Job("b", 0), new Job("b", 0, 1));
+    assertPending(2, 0, 0, 0);
+    q.done(popNow(q).id());
+    q.done(popNow(q).id());
+    q.done(12345); // unpaired: ignored
+    assertPending(0, 0, 0, 0);
+
+    q.add(new Job("c", 0));
+    q.requeueFailed(popNow(q), Rejectors.none());
+    assertPending(0, 1, 0, 0);
+    q.activate(List.of(new Job("c", 0)));
+    assertPending(1, 0, 0, 0);
+    assertEquals(1, m.incoming("active", ClusterEvent.FORCE_ACTIVATE.label()));
+  }
+
+  @Test
+  void popFromBackoff_updatesTheBackoffGauge() throws Exception {
+    SchedulingQueue<String, Job> q = queue();
+    q.add(new Job("a", 0));
+    PoppedItem<String, Job> a = popNow(q);
+    q.onEvent(NODE_ADD, null, null);
+    q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    assertPending(0, 1, 0, 0);
+    popNow(q);
+    assertPending(0, 0, 0, 0);
+  }
+
+  @Test
+  void unnamedQueue_recordsNothing() throws Exception {
+    SchedulingQueue<String, Job> q = Fixtures.builder(clock).metricsProvider(m).build();
+    q.add(new Job("a", 0));
+    assertEquals(java.util.Set.of(), m.rec.queues(), "no metric was created for any queue");
+  }
+}

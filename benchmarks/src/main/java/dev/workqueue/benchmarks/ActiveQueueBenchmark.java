@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -46,6 +47,9 @@ public class ActiveQueueBenchmark {
   public int resident;
 
   private PriorityQueue<Entry> priorityQueue;
+  // Keyed by the entry's unique arrival number, as a scheduler keys pods by UID.
+  private dev.workqueue.scheduling.KeyedHeap<Long, Entry> keyedHeap;
+  private dev.workqueue.scheduling.SchedulingQueue<Long, Entry> schedulingQueue;
   private PriorityBlockingQueue<Entry> priorityBlockingQueue;
   private final int[] priorities = new int[PRIORITIES];
   private long clock;
@@ -58,10 +62,40 @@ public class ActiveQueueBenchmark {
     }
     priorityQueue = new PriorityQueue<>(resident + 1, PRIORITY_SORT);
     priorityBlockingQueue = new PriorityBlockingQueue<>(resident + 1, PRIORITY_SORT);
+    keyedHeap = new dev.workqueue.scheduling.KeyedHeap<>(Entry::timestamp, PRIORITY_SORT);
+    // A fake clock that never moves: pop order is priority, then arrival (sequence).
+    schedulingQueue = dev.workqueue.scheduling.SchedulingQueue.<Long, Entry>builder(Entry::timestamp)
+        .clock(new dev.workqueue.clock.FakeClock()).priority(Entry::priority).build();
     for (int i = 0; i < resident; i++) {
       priorityQueue.add(next());
       priorityBlockingQueue.add(next());
+      keyedHeap.addOrUpdate(next());
+      schedulingQueue.add(next());
     }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    schedulingQueue.close();
+  }
+
+  /** The toolkit's keyed heap (the activeQ's structure): add-or-update, then pop. */
+  @Benchmark
+  public Entry keyedHeapPushPop() {
+    keyedHeap.addOrUpdate(next());
+    return keyedHeap.pop();
+  }
+
+  /**
+   * The whole scheduling queue through its API: {@code add} (to activeQ, waking no one),
+   * {@code pop} and {@code done}, with the per-item state and in-flight bookkeeping.
+   */
+  @Benchmark
+  public Object schedulingQueueAddPopDone() throws InterruptedException {
+    schedulingQueue.add(next());
+    var popped = schedulingQueue.pop().orElseThrow();
+    schedulingQueue.done(popped.id());
+    return popped;
   }
 
   private Entry next() {

@@ -1,6 +1,7 @@
 package dev.workqueue.scheduling;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -8,8 +9,9 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A binary min-heap whose elements are also reachable by key: an array of elements plus a map
- * from key to array index, kept in step on every swap.
+ * A binary min-heap whose elements are also reachable by key: an array of nodes plus a map
+ * from key to node, where each node records its own array position. Sifting moves nodes and
+ * rewrites their positions; it never hashes a key or boxes an index.
  *
  * <table>
  *   <caption>Costs</caption>
@@ -29,18 +31,27 @@ import java.util.function.Function;
  * @param <T> the element type
  */
 public final class KeyedHeap<K, T> {
+  private static final Object[] EMPTY = new Object[0];
+
+  /** An element with its key and its current position, so sifting never hashes. */
+  private static final class Node<K, T> {
+    final K key;
+    T element;
+    int index;
+
+    Node(K key, T element, int index) {
+      this.key = key;
+      this.element = element;
+      this.index = index;
+    }
+  }
+
   private final Function<? super T, ? extends K> keyFunction;
   private final Comparator<? super T> comparator;
-  private final ArrayList<T> elements = new ArrayList<>();
-  private final HashMap<K, Integer> indexByKey = new HashMap<>();
+  private final HashMap<K, Node<K, T>> nodes = new HashMap<>();
+  private Object[] heap = EMPTY;
+  private int size;
 
-  /**
-   * An empty heap.
-   *
-   * @param keyFunction the key of an element; must not return null
-   * @param comparator the order; the least element is the head
-   * @throws NullPointerException if an argument is null
-   */
   public KeyedHeap(Function<? super T, ? extends K> keyFunction, Comparator<? super T> comparator) {
     this.keyFunction = Objects.requireNonNull(keyFunction, "keyFunction must not be null");
     this.comparator = Objects.requireNonNull(comparator, "comparator must not be null");
@@ -51,151 +62,145 @@ public final class KeyedHeap<K, T> {
    * place.
    *
    * @return the element replaced, or null if the key was new
-   * @throws NullPointerException if {@code element} or its key is null
    */
   public T addOrUpdate(T element) {
     Objects.requireNonNull(element, "element must not be null");
     K key = keyOf(element);
-    Integer index = indexByKey.get(key);
-    if (index == null) {
-      elements.add(element);
-      int last = elements.size() - 1;
-      indexByKey.put(key, last);
-      siftUp(last);
+    Node<K, T> node = nodes.get(key);
+    if (node == null) {
+      if (size == heap.length) {
+        heap = Arrays.copyOf(heap, Math.max(16, size + (size >> 1)));
+      }
+      node = new Node<>(key, element, size);
+      nodes.put(key, node);
+      heap[size++] = node;
+      siftUp(node.index, node);
       return null;
     }
-    T previous = elements.set(index, element);
-    fix(index);
+    T previous = node.element;
+    node.element = element;
+    fix(node);
     return previous;
   }
 
-  /**
-   * Removes the element with {@code key}.
-   *
-   * @return the element removed, or null if none had that key
-   * @throws NullPointerException if {@code key} is null
-   */
+  /** Removes the element with {@code key}; returns it, or null if there was none. */
   public T delete(K key) {
     Objects.requireNonNull(key, "key must not be null");
-    Integer index = indexByKey.get(key);
-    return index == null ? null : removeAt(index);
+    Node<K, T> node = nodes.get(key);
+    return node == null ? null : removeAt(node.index);
   }
 
-  /** Removes and returns the head, or null if the heap is empty. */
+  /** Removes and returns the head, or null if empty. */
   public T pop() {
-    return elements.isEmpty() ? null : removeAt(0);
+    return size == 0 ? null : removeAt(0);
   }
 
-  /** The head without removing it, or null if the heap is empty. */
+  /** The head, or null if empty. */
   public T peek() {
-    return elements.isEmpty() ? null : elements.get(0);
+    return size == 0 ? null : node(0).element;
   }
 
-  /**
-   * The element with {@code key}, or null.
-   *
-   * @throws NullPointerException if {@code key} is null
-   */
+  /** The element with {@code key}, or null. */
   public T get(K key) {
     Objects.requireNonNull(key, "key must not be null");
-    Integer index = indexByKey.get(key);
-    return index == null ? null : elements.get(index);
+    Node<K, T> node = nodes.get(key);
+    return node == null ? null : node.element;
   }
 
-  /**
-   * Whether an element has {@code key}.
-   *
-   * @throws NullPointerException if {@code key} is null
-   */
+  /** Whether an element with {@code key} is held. */
   public boolean has(K key) {
     Objects.requireNonNull(key, "key must not be null");
-    return indexByKey.containsKey(key);
+    return nodes.containsKey(key);
   }
 
-  /** A copy of the elements, in array order (the head first, the rest in no sorted order). */
+  /** The elements in heap (array) order: the head first, the rest in no particular order. */
   public List<T> list() {
-    return new ArrayList<>(elements);
+    List<T> out = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      out.add(node(i).element);
+    }
+    return out;
   }
 
-  /** The number of elements. */
   public int size() {
-    return elements.size();
+    return size;
   }
 
-  /** Whether the heap is empty. */
   public boolean isEmpty() {
-    return elements.isEmpty();
+    return size == 0;
   }
 
   private K keyOf(T element) {
     return Objects.requireNonNull(keyFunction.apply(element), "key of element must not be null");
   }
 
+  @SuppressWarnings("unchecked")
+  private Node<K, T> node(int i) {
+    return (Node<K, T>) heap[i];
+  }
+
   private T removeAt(int index) {
-    int last = elements.size() - 1;
-    T removed = elements.get(index);
+    Node<K, T> removed = node(index);
+    nodes.remove(removed.key);
+    int last = --size;
+    Node<K, T> moved = node(last);
+    heap[last] = null;
     if (index != last) {
-      swap(index, last);
+      moved.index = index;
+      heap[index] = moved;
+      fix(moved);
     }
-    elements.remove(last);
-    indexByKey.remove(keyOf(removed));
-    if (index != last) {
-      fix(index);
-    }
-    return removed;
+    return removed.element;
   }
 
-  private void fix(int index) {
-    if (!siftDown(index)) {
-      siftUp(index);
+  private void fix(Node<K, T> node) {
+    int index = node.index;
+    siftDown(index, node);
+    if (node.index == index) {
+      siftUp(index, node);
     }
   }
 
-  private void siftUp(int index) {
+  /** Moves {@code node}, which belongs at {@code index}, up: parents move into the hole. */
+  private void siftUp(int index, Node<K, T> node) {
     while (index > 0) {
       int parent = (index - 1) >>> 1;
-      if (comparator.compare(elements.get(index), elements.get(parent)) >= 0) {
-        return;
+      Node<K, T> p = node(parent);
+      if (comparator.compare(node.element, p.element) >= 0) {
+        break;
       }
-      swap(index, parent);
+      heap[index] = p;
+      p.index = index;
       index = parent;
     }
+    heap[index] = node;
+    node.index = index;
   }
 
-  /** @return whether the element moved */
-  private boolean siftDown(int index) {
-    int start = index;
-    int n = elements.size();
-    while (true) {
-      int left = 2 * index + 1;
-      if (left >= n) {
+  /** Moves {@code node}, which belongs at {@code index}, down: children move into the hole. */
+  private void siftDown(int index, Node<K, T> node) {
+    int half = size >>> 1;
+    while (index < half) {
+      int child = 2 * index + 1;
+      Node<K, T> c = node(child);
+      int right = child + 1;
+      if (right < size && comparator.compare(node(right).element, c.element) < 0) {
+        child = right;
+        c = node(child);
+      }
+      if (comparator.compare(c.element, node.element) >= 0) {
         break;
       }
-      int least = left;
-      int right = left + 1;
-      if (right < n && comparator.compare(elements.get(right), elements.get(left)) < 0) {
-        least = right;
-      }
-      if (comparator.compare(elements.get(least), elements.get(index)) >= 0) {
-        break;
-      }
-      swap(index, least);
-      index = least;
+      heap[index] = c;
+      c.index = index;
+      index = child;
     }
-    return index != start;
-  }
-
-  private void swap(int i, int j) {
-    T a = elements.get(i);
-    T b = elements.get(j);
-    elements.set(i, b);
-    elements.set(j, a);
-    indexByKey.put(keyOf(b), i);
-    indexByKey.put(keyOf(a), j);
+    heap[index] = node;
+    node.index = index;
   }
 
   @Override
   public String toString() {
-    return "KeyedHeap[size=" + elements.size() + "]";
+    return "KeyedHeap[size=" + size + "]";
   }
 }

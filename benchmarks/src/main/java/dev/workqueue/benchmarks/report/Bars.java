@@ -61,9 +61,15 @@ final class Bars {
     notYet("memory per pending delayed item (keys excluded)", "≤ 81 B", "≤ 40 B",
         "no toolkit delaying queue yet");
     limiterRows();
-    notYet("scheduling activeQ push+pop, 1 k and 100 k resident",
+    String a = "ActiveQueueBenchmark.";
+    row("scheduling activeQ (`KeyedHeap`) push+pop, worse of 1 k and 100 k resident",
         "≤ 1.5× PriorityBlockingQueue", "≤ 1.0× PriorityQueue",
-        "no toolkit scheduling queue yet; baselines above");
+        worse(residentRatio(a + "keyedHeapPushPop", a + "priorityBlockingQueuePushPop", "1000"),
+            residentRatio(a + "keyedHeapPushPop", a + "priorityBlockingQueuePushPop", "100000")),
+        false, 1.5,
+        worse(residentRatio(a + "keyedHeapPushPop", a + "priorityQueuePushPop", "1000"),
+            residentRatio(a + "keyedHeapPushPop", a + "priorityQueuePushPop", "100000")),
+        1.0, "÷ PBQ", "÷ PQ");
     peerRow();
     notYet("threads owned by 1000 idle delaying queues", "0", "0",
         "no toolkit delaying queue yet");
@@ -120,6 +126,15 @@ final class Bars {
   private Optional<Double> ratioOf(String a, String b) {
     Optional<Figure> x = results.find(a, "", null);
     Optional<Figure> y = results.find(b, "", null);
+    if (x.isEmpty() || y.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(x.get().median() / y.get().median());
+  }
+
+  private Optional<Double> residentRatio(String a, String b, String resident) {
+    Optional<Figure> x = results.findParam(a, "", "resident", resident);
+    Optional<Figure> y = results.findParam(b, "", "resident", resident);
     if (x.isEmpty() || y.isEmpty()) {
       return Optional.empty();
     }

@@ -203,7 +203,7 @@ public final class ResultsReport {
 
   /** Baselines measured now for toolkit parts that do not exist yet. */
   private void baselineTable() {
-    md.append("## Baselines for parts still to come\n\n");
+    md.append("## Limiters, scheduling queue and their baselines\n\n");
     md.append("| baseline | figure | PERF.md figure |\n|---|---:|---:|\n");
     baselineRow("`DelayQueue.offer`, 1 M pending", "DelayedInsertBenchmark.delayQueueOffer",
         null, null, "196 ns");
@@ -229,6 +229,27 @@ public final class ResultsReport {
           "ActiveQueueBenchmark.priorityQueuePushPop", "resident", n, "");
       baselineRow("`PriorityBlockingQueue` push+pop, " + k + " resident",
           "ActiveQueueBenchmark.priorityBlockingQueuePushPop", "resident", n, "");
+      baselineRow("toolkit `KeyedHeap` (activeQ) push+pop, " + k + " resident",
+          "ActiveQueueBenchmark.keyedHeapPushPop", "resident", n, "");
+      baselineRow("toolkit `SchedulingQueue` add+pop+done, " + k + " resident",
+          "ActiveQueueBenchmark.schedulingQueueAddPopDone", "resident", n, "");
+    }
+    baselineRow("toolkit: one event over 5,000 pooled items (µs), no index",
+        "SchedulingEventBenchmark.nodeAddOver5000Pooled", "indexed", "false", "");
+    baselineRow("toolkit: one event over 5,000 pooled items (µs), event index",
+        "SchedulingEventBenchmark.nodeAddOver5000Pooled", "indexed", "true", "");
+    String c = "PerItemCounterBenchmark.";
+    for (String t : List.of("1t", "2t")) {
+      String threads = t.equals("1t") ? "1 thread" : "2 threads";
+      baselineRow("toolkit exponential `when`, " + threads, c + "toolkitWhen_" + t, null, null, "");
+      baselineRow("toolkit exponential `when`, bounded (Caffeine), " + threads,
+          c + "toolkitBoundedWhen_" + t, null, null, "");
+      baselineRow("peer `ItemExponentialFailureRateLimiter.when`, " + threads,
+          c + "peerWhen_" + t, null, null, "");
+      baselineRow("toolkit token bucket `when`, " + threads,
+          "TokenBucketBenchmark.toolkitWhen_" + t, null, null, "");
+      baselineRow("peer `BucketRateLimiter.when` (bucket4j), " + threads,
+          "TokenBucketBenchmark.peerWhen_" + t, null, null, "");
     }
     md.append('\n');
   }

@@ -294,13 +294,7 @@ class ControllerTest {
     start(builder().workers(3));
     controller.add("k");
     nextCall();
-    var stopped = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-      try {
-        return controller.stop(Duration.ofHours(1));
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    var stopped = stopAsync(Duration.ofHours(1));
     await().atMost(10, SECONDS).until(() -> controller.queue().isShuttingDown());
     assertFalse(stopped.isDone(), "the running reconcile is awaited");
     release.countDown();
@@ -325,13 +319,7 @@ class ControllerTest {
     start(builder().workers(4));
     controller.add("stuck");
     nextCall();
-    var stopped = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-      try {
-        return controller.stop(Duration.ofSeconds(5));
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    var stopped = stopAsync(Duration.ofSeconds(5));
     await().atMost(10, SECONDS).until(clock::hasWaiters);
     clock.step(Duration.ofSeconds(5));
     StopResult<String> r = stopped.get(10, SECONDS);
@@ -358,13 +346,7 @@ class ControllerTest {
       nextCall();
       controller.add("second");
       controller.add("third");
-      var stopped = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return controller.stop(Duration.ofHours(1));
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      var stopped = stopAsync(Duration.ofHours(1));
       await().atMost(10, SECONDS).until(() -> controller.queue().isShuttingDown());
       release.countDown();
       assertTrue(stopped.get(10, SECONDS).completed());
@@ -403,6 +385,18 @@ class ControllerTest {
     assertEquals("reconciler must not be null",
         assertThrows(NullPointerException.class, () -> b.reconciler(null)).getMessage());
     assertThrows(IllegalArgumentException.class, () -> Result.requeueAfter(Duration.ofSeconds(-1)));
+  }
+
+  /** Stops the controller in another thread, so the test can step the clock meanwhile. */
+  private java.util.concurrent.CompletableFuture<StopResult<String>> stopAsync(Duration timeout) {
+    DefaultController<String> c = controller;
+    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return c.stop(timeout);
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   private static void assertNoWorkerThreads() {

@@ -251,8 +251,9 @@ public final class ResultsReport {
         .append("Delivery time − due time per item, into a log-linear histogram (≤ 1.6% "
             + "error); p50 and p99 per iteration, median over iterations. Sparse: one item "
             + "at a time due 1 ms ahead. 100 k/s: a producer adds items due 1 ms ahead at "
-            + "100 k/s, a consumer takes. Saturated: a producer adds items due 100 µs ahead "
-            + "as fast as it can (≤ 8192 in flight). Pending: far-future items (1–2 h) in "
+            + "100 k/s, a consumer takes. Saturated: a producer adds items due 100 µs ahead on "
+            + "a 1 M/s schedule (≤ 8192 in flight; a slower queue is fed as fast as it takes, "
+            + "and its lateness is queueing). Pending: far-future items (1–2 h) in "
             + "the queue besides. `LatenessBenchmark`, `SaturatedLatenessBenchmark`.\n\n")
         .append("| scenario | pending | queue | p50 (µs) | p99 (µs) | items/iteration | "
             + "toolkit p50 ÷ this |\n|---|---:|---|---:|---:|---:|---:|\n");
@@ -288,7 +289,8 @@ public final class ResultsReport {
     }
     md.append("\nPERF.md, for orientation: DelayQueue p50 30–90 µs, p99 0.06–4.8 ms. The "
         + "peer keeps ready times in whole milliseconds, so it may deliver up to 1 ms early "
-        + "(counted as 0 µs late) or late.\n\n");
+        + "(counted as 0 µs late) or late; a peer p50 of 0 µs is that rounding, not speed, "
+        + "and makes the peer bar's lateness ratios meaningless where it occurs.\n\n");
 
     md.append("## Memory per pending delayed item (keys excluded)\n\n")
         .append("JOL retained size of the queue holding 100 k items due 1–2 h ahead, minus the "

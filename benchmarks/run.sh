@@ -32,5 +32,7 @@ echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc $*"
 java -jar "$jar" "${opts[@]}" -prof gc -rf json -rff "$json" "$@"
 
 loadavg="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
-java -Dreport.loadavg="$loadavg" -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
+# Evidence for the report that the peer's delaying queue drops a burst of addAfters.
+peerdrops="$(java -cp "$jar" dev.workqueue.benchmarks.PeerDelayingDrops || echo "failed to run")"
+java -Dreport.loadavg="$loadavg" -Dreport.peerDrops="$peerdrops" -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
   "$json" benchmarks/RESULTS.md benchmarks/results/handoff.svg "$profile"

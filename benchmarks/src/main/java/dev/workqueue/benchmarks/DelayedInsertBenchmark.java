@@ -1,5 +1,7 @@
 package dev.workqueue.benchmarks;
 
+import dev.workqueue.DelayingQueue;
+import java.time.Duration;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.DelayQueue;
@@ -15,6 +17,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -29,9 +32,19 @@ import org.openjdk.jmh.annotations.Warmup;
  * entries and room for the inserts (no array growth inside the measurement). The score is the
  * time per insert ({@link OperationsPerInvocation}); the iteration time option is ignored.
  *
+ * <p>{@code toolkitAddAfter} does the same with the toolkit's {@code DelayingQueue.addAfter}
+ * on the system clock: the same 1 M far-future items (pre-boxed distinct Integer keys, added in
+ * the same heap order), the same insert due times as precomputed {@code Duration}s, and room
+ * for the inserts in its heap. {@code peerAddAfter} is client-java-extended's {@code
+ * DefaultDelayingQueue.addAfter}: its {@code addAfter} only offers the item to a buffer of 1000
+ * that its own thread drains into a {@code DelayQueue} and a {@code ConcurrentHashMap}, and
+ * drops the item when that buffer is full (100 k back-to-back inserts would lose most of them).
+ * So the peer's caller waits for room before each insert, and the invocation ends when the
+ * peer's thread has taken the last one: the time per insert is what it takes the peer to hold
+ * one more item, on two threads.
+ *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar DelayedInsertBenchmark}, or
- * {@code benchmarks/run.sh quick DelayedInsertBenchmark}. The toolkit's delaying queue will be
- * a third method here.
+ * {@code benchmarks/run.sh quick DelayedInsertBenchmark}.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -48,6 +61,12 @@ public class DelayedInsertBenchmark {
   public static class Backlog {
     DelayedItem[] pendingInHeapOrder;
     long[] insertDue;
+    /** The toolkit's and peer's: keys (distinct objects), delays from the trial's start. */
+    Integer[] pendingKeys;
+    Integer[] insertKeys;
+    Integer[] fillerKeys;
+    Duration[] insertDelay;
+    long trialStart;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -63,6 +82,71 @@ public class DelayedInsertBenchmark {
       for (int i = 0; i < INSERTS; i++) {
         insertDue[i] = now + HOUR + random.nextLong(HOUR);
       }
+      trialStart = now;
+      pendingKeys = java.util.Arrays.copyOf(Keys.ring(1 << 20), PENDING);
+      insertKeys = java.util.Arrays.copyOf(Keys.ring(1 << 17), INSERTS);
+      fillerKeys = java.util.Arrays.copyOf(Keys.ring(1 << 17), INSERTS);
+      insertDelay = new Duration[INSERTS];
+      for (int i = 0; i < INSERTS; i++) {
+        insertDelay[i] = Duration.ofNanos(insertDue[i] - now);
+      }
+    }
+
+    Duration pendingDelay(int i) {
+      return Duration.ofNanos(pendingInHeapOrder[i].dueNanos - trialStart);
+    }
+  }
+
+  /** The toolkit's delaying queue holding the backlog, with heap room for the inserts. */
+  @State(Scope.Thread)
+  public static class ToolkitState {
+    DelayingQueue<Integer> queue;
+
+    @Setup(Level.Iteration)
+    public void setUp(Backlog backlog) {
+      queue = DelayingQueue.create();
+      // As for the DelayQueue: grow the heap to PENDING + INSERTS with filler entries first,
+      // then cancel them (the heap only shrinks below a quarter full).
+      Duration filler = Duration.ofHours(3);
+      for (Integer k : backlog.fillerKeys) {
+        queue.addAfter(k, filler);
+      }
+      for (int i = 0; i < PENDING; i++) {
+        queue.addAfter(backlog.pendingKeys[i], backlog.pendingDelay(i));
+      }
+      for (Integer k : backlog.fillerKeys) {
+        if (!queue.cancel(k)) {
+          throw new IllegalStateException("a filler entry was not waiting");
+        }
+      }
+      if (queue.waitingCount() != PENDING) {
+        throw new IllegalStateException("backlog is " + queue.waitingCount());
+      }
+    }
+
+    @TearDown(Level.Iteration)
+    public void tearDown() {
+      queue.shutDown();
+    }
+  }
+
+  /** The peer's delaying queue holding the backlog (fed at the pace its thread takes it). */
+  @State(Scope.Thread)
+  public static class PeerState {
+    DelayingContender.Peer queue;
+
+    @Setup(Level.Iteration)
+    public void setUp(Backlog backlog) {
+      queue = new DelayingContender.Peer();
+      for (int i = 0; i < PENDING; i++) {
+        queue.addAfter(backlog.pendingKeys[i], backlog.pendingDelay(i), 0);
+      }
+      queue.awaitBufferDrained();
+    }
+
+    @TearDown(Level.Iteration)
+    public void tearDown() {
+      queue.close();
     }
   }
 
@@ -126,6 +210,31 @@ public class DelayedInsertBenchmark {
     for (int i = 0; i < INSERTS; i++) {
       queue.offer(new DelayedItem(backlog, due[i]));
     }
+    return queue;
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(INSERTS)
+  public Object toolkitAddAfter(Backlog backlog, ToolkitState state) {
+    DelayingQueue<Integer> queue = state.queue;
+    Integer[] keys = backlog.insertKeys;
+    Duration[] delay = backlog.insertDelay;
+    for (int i = 0; i < INSERTS; i++) {
+      queue.addAfter(keys[i], delay[i]);
+    }
+    return queue;
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(INSERTS)
+  public Object peerAddAfter(Backlog backlog, PeerState state) {
+    DelayingContender.Peer queue = state.queue;
+    Integer[] keys = backlog.insertKeys;
+    Duration[] delay = backlog.insertDelay;
+    for (int i = 0; i < INSERTS; i++) {
+      queue.addAfter(keys[i], delay[i], 0); // waits for room in the peer's buffer
+    }
+    queue.awaitBufferDrained();
     return queue;
   }
 }

@@ -197,19 +197,7 @@ public enum Contender {
 
     @Override
     public T tryTake() {
-      // The peer has no timed get. Its methods are synchronized on the queue, so holding that
-      // monitor makes "length() > 0, then get()" atomic: get() then never waits.
-      synchronized (q) {
-        if (q.length() == 0) {
-          return null;
-        }
-        try {
-          return q.get();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return null;
-        }
-      }
+      return Contender.peerTryTake(q);
     }
 
     @Override
@@ -220,6 +208,24 @@ public enum Contender {
     @Override
     public void close() {
       q.shutDown();
+    }
+  }
+
+  /**
+   * A get from the peer's queue that never waits. The peer has no timed get, but its methods
+   * are synchronized on the queue, so under that monitor "length() > 0, then get()" is atomic.
+   */
+  static <T> T peerTryTake(io.kubernetes.client.extended.workqueue.DefaultWorkQueue<T> q) {
+    synchronized (q) {
+      if (q.length() == 0) {
+        return null;
+      }
+      try {
+        return q.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
     }
   }
 }

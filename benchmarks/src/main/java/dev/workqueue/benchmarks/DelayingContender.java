@@ -199,19 +199,7 @@ enum DelayingContender {
 
     @Override
     public Integer tryTake() {
-      // The peer's methods are synchronized on the queue: "length() > 0, then get()" under
-      // that monitor never waits.
-      synchronized (q) {
-        if (q.length() == 0) {
-          return null;
-        }
-        try {
-          return q.get();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return null;
-        }
-      }
+      return Contender.peerTryTake(q);
     }
 
     @Override

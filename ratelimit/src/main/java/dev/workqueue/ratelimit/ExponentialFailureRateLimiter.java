@@ -2,6 +2,7 @@ package dev.workqueue.ratelimit;
 
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,25 +13,27 @@ import java.util.List;
  *
  * <p>The delays are computed once, at construction, into a short table ending at the cap
  * (at most 64 entries, since doubling a positive number of nanoseconds reaches any
- * {@code long} within 63 steps). A call is then one {@code compute} on the item's counter and
- * one array read: no multiplication that could overflow, no {@code pow}, and no allocation
- * (the table holds the {@code Duration}s, and counts up to 127 are cached {@code Integer}s).
+ * {@code long} within 63 steps). A call is then one increment of the item's own counter (a
+ * lock-free map read and a CAS) and one array read: no multiplication that could overflow, no
+ * {@code pow}, and no allocation once the item has a counter (the table holds the
+ * {@code Duration}s).
  * The 64th and the 10,000th call return {@code max} itself; the count saturates at
  * {@link Integer#MAX_VALUE} instead of wrapping.
  *
  * <p>Thread-safe: the count of one item is updated atomically, so concurrent failures of
- * the same item get successive delays. The caller must {@code forget} an item once it
+ * the same item get successive delays, and failures of different items do not contend. The caller must {@code forget} an item once it
  * succeeds, unless the state is bounded (see {@link PerItemLimiterBuilder}).
  */
 final class ExponentialFailureRateLimiter<T> implements RateLimiter<T>, TracksItems {
-  private final ItemStore<T, Integer> failures;
+  private final ItemStore<T, AtomicInteger> failures;
   private final Duration base;
   private final Duration max;
   /** {@code steps[n]} is the delay after {@code n} earlier calls; the last entry repeats. */
   private final Duration[] steps;
 
   /** Arguments are checked by the caller. */
-  ExponentialFailureRateLimiter(Duration base, Duration max, ItemStore<T, Integer> failures) {
+  ExponentialFailureRateLimiter(
+      Duration base, Duration max, ItemStore<T, AtomicInteger> failures) {
     this.base = base;
     this.max = max;
     this.failures = failures;
@@ -58,7 +61,7 @@ final class ExponentialFailureRateLimiter<T> implements RateLimiter<T>, TracksIt
   @Override
   public Duration when(T item) {
     Args.item(item);
-    int earlier = failures.compute(item, ItemStore.INCREMENT) - 1;
+    int earlier = ItemStore.countAttempt(failures, item) - 1;
     Duration[] table = steps;
     return table[Math.min(earlier, table.length - 1)];
   }
@@ -72,8 +75,7 @@ final class ExponentialFailureRateLimiter<T> implements RateLimiter<T>, TracksIt
   @Override
   public int numRequeues(T item) {
     Args.item(item);
-    Integer count = failures.peek(item);
-    return count == null ? 0 : count;
+    return ItemStore.attempts(failures, item);
   }
 
   @Override

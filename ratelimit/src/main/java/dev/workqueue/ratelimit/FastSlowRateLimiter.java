@@ -1,25 +1,26 @@
 package dev.workqueue.ratelimit;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A short delay for the first attempts of an item, then a long one: client-go's
  * {@code ItemFastSlowRateLimiter}. The item's count is incremented first; the call returns
  * {@code fast} while the count is at most {@code maxFastAttempts}, else {@code slow}.
  *
- * <p>Thread-safe; allocates nothing per call for counts up to 127. The caller must
- * {@code forget} an item once it succeeds, unless the state is bounded (see
+ * <p>Thread-safe; lock-free and allocation-free per call once the item has a counter. The
+ * caller must {@code forget} an item once it succeeds, unless the state is bounded (see
  * {@link PerItemLimiterBuilder}).
  */
 final class FastSlowRateLimiter<T> implements RateLimiter<T>, TracksItems {
-  private final ItemStore<T, Integer> attempts;
+  private final ItemStore<T, AtomicInteger> attempts;
   private final Duration fast;
   private final Duration slow;
   private final int maxFastAttempts;
 
   /** Arguments are checked by the caller. */
   FastSlowRateLimiter(
-      Duration fast, Duration slow, int maxFastAttempts, ItemStore<T, Integer> attempts) {
+      Duration fast, Duration slow, int maxFastAttempts, ItemStore<T, AtomicInteger> attempts) {
     this.fast = fast;
     this.slow = slow;
     this.maxFastAttempts = maxFastAttempts;
@@ -29,7 +30,7 @@ final class FastSlowRateLimiter<T> implements RateLimiter<T>, TracksItems {
   @Override
   public Duration when(T item) {
     Args.item(item);
-    int count = attempts.compute(item, ItemStore.INCREMENT);
+    int count = ItemStore.countAttempt(attempts, item);
     return count <= maxFastAttempts ? fast : slow;
   }
 
@@ -42,8 +43,7 @@ final class FastSlowRateLimiter<T> implements RateLimiter<T>, TracksItems {
   @Override
   public int numRequeues(T item) {
     Args.item(item);
-    Integer count = attempts.peek(item);
-    return count == null ? 0 : count;
+    return ItemStore.attempts(attempts, item);
   }
 
   @Override

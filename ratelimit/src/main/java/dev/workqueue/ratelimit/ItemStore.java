@@ -5,7 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.workqueue.clock.Clock;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiFunction;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -24,13 +24,8 @@ import java.util.function.Function;
  * @param <V> the state kept per item
  */
 final class ItemStore<K, V> {
-  /**
-   * One more attempt: the remapping function of the per-item counters. Saturates instead of
-   * wrapping past {@link Integer#MAX_VALUE}. Stateless, so it allocates nothing, and counts
-   * up to 127 are the JDK's cached {@code Integer}s.
-   */
-  static final BiFunction<Object, Integer, Integer> INCREMENT =
-      (item, count) -> count == null ? 1 : count == Integer.MAX_VALUE ? count : count + 1;
+  /** New per-item attempt counters start at zero. */
+  private static final Function<Object, AtomicInteger> NEW_COUNTER = item -> new AtomicInteger();
 
   /** The unbounded store, or null when {@link #cache} is used. */
   private final ConcurrentHashMap<K, V> map;
@@ -64,16 +59,44 @@ final class ItemStore<K, V> {
     return new ItemStore<>(null, builder.build());
   }
 
-  /** {@code Map.compute}: atomic per item. */
-  V compute(K item, BiFunction<? super K, ? super V, ? extends V> remapping) {
-    ConcurrentHashMap<K, V> m = map;
-    return m != null ? m.compute(item, remapping) : cache.asMap().compute(item, remapping);
-  }
-
-  /** {@code Map.computeIfAbsent}: the existing state, or new state made once. */
+  /**
+   * {@code Map.computeIfAbsent}: the existing state, or new state made once. An item that has
+   * state is found with one lock-free read.
+   */
   V computeIfAbsent(K item, Function<? super K, ? extends V> create) {
     ConcurrentHashMap<K, V> m = map;
-    return m != null ? m.computeIfAbsent(item, create) : cache.get(item, create);
+    if (m == null) {
+      return cache.get(item, create);
+    }
+    V existing = m.get(item);
+    return existing != null ? existing : m.computeIfAbsent(item, create);
+  }
+
+  /**
+   * Counts one more attempt of {@code item} and returns its count, this one included. The count
+   * saturates at {@link Integer#MAX_VALUE} instead of wrapping.
+   *
+   * <p>Lock-free and allocation-free once the item has a counter: one map read and one CAS on
+   * the item's own counter, so failures of different items never contend. A {@link #remove}
+   * racing with this call may take the counter away before or after the increment; either way
+   * the two calls overlapped, and the outcome is that of one order of them.
+   */
+  static <K> int countAttempt(ItemStore<K, AtomicInteger> store, K item) {
+    AtomicInteger counter = store.computeIfAbsent(item, NEW_COUNTER);
+    int count;
+    do {
+      count = counter.get();
+      if (count == Integer.MAX_VALUE) {
+        return count;
+      }
+    } while (!counter.compareAndSet(count, count + 1));
+    return count + 1;
+  }
+
+  /** The attempts counted for {@code item}: 0 if it has no counter; not activity. */
+  static <K> int attempts(ItemStore<K, AtomicInteger> store, K item) {
+    AtomicInteger counter = store.peek(item);
+    return counter == null ? 0 : counter.get();
   }
 
   /** The state of {@code item}, or null; allocates nothing and is not activity. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the JMH benchmarks and writes benchmarks/RESULTS.md and benchmarks/results/handoff.svg.
+# Runs the JMH benchmarks and writes benchmarks/RESULTS.md, benchmarks/results/handoff.svg and
+# benchmarks/results/lateness.svg.
 #
 #   benchmarks/run.sh quick [JMH args...]   1 fork  x 3 x 1 s, 1 x 1 s warm-up  (a few minutes)
 #   benchmarks/run.sh full  [JMH args...]   2 forks x 5 x 1 s, 3 x 1 s warm-up  (PERF.md's bar)
@@ -34,5 +35,8 @@ java -jar "$jar" "${opts[@]}" -prof gc -rf json -rff "$json" "$@"
 loadavg="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
 # Evidence for the report that the peer's delaying queue drops a burst of addAfters.
 peerdrops="$(java -cp "$jar" dev.workqueue.benchmarks.PeerDelayingDrops || echo "failed to run")"
-java -Dreport.loadavg="$loadavg" -Dreport.peerDrops="$peerdrops" -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
+# PERF.md's last bar: threads owned by 1000 idle delaying queues (toolkit and peer).
+idlethreads="$(java -cp "$jar" dev.workqueue.benchmarks.IdleThreads || echo "failed to run")"
+java -Dreport.loadavg="$loadavg" -Dreport.peerDrops="$peerdrops" -Dreport.idleThreads="$idlethreads" \
+  -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
   "$json" benchmarks/RESULTS.md benchmarks/results/handoff.svg "$profile"

@@ -83,7 +83,9 @@ public final class ResultsReport {
         .toString().replace('\\', '/');
     Files.writeString(mdFile, report.markdown(Files.getLastModifiedTime(json), relativeSvg));
     Files.writeString(svg, HandOffChart.svg(results, report.profile));
-    System.out.println("wrote " + mdFile + " and " + svg);
+    Path latenessSvg = svg.resolveSibling("lateness.svg");
+    Files.writeString(latenessSvg, LatenessChart.svg(results, report.profile));
+    System.out.println("wrote " + mdFile + ", " + svg + " and " + latenessSvg);
   }
 
   String markdown(FileTime runTime, String chartPath) {
@@ -117,7 +119,9 @@ public final class ResultsReport {
         List.of(new Column("consumer", "AddStormBenchmark.storm", "storm_consume", Unit.MOPS,
             true)),
         null);
-    delayedTables();
+    delayedTables(chartPath.contains("/")
+        ? chartPath.substring(0, chartPath.lastIndexOf('/') + 1) + "lateness.svg"
+        : "lateness.svg");
     baselineTable();
     new Bars(results, md, profile).write();
     return md.toString();
@@ -209,7 +213,7 @@ public final class ResultsReport {
       new String[] {"peer", "peer `DefaultDelayingQueue` (client-java-extended)"});
 
   /** addAfter with 1 M pending, lateness, memory per pending item: toolkit, JDK, peer. */
-  private void delayedTables() {
+  private void delayedTables(String latenessChartPath) {
     md.append("## addAfter with 1 M pending\n\n")
         .append("100 k inserts due 1–2 h ahead into a queue rebuilt per iteration with 1 M "
             + "such items (array room made beforehand). `DelayedInsertBenchmark`. Single-shot "
@@ -255,6 +259,7 @@ public final class ResultsReport {
             + "a 1 M/s schedule (≤ 8192 in flight; a slower queue is fed as fast as it takes, "
             + "and its lateness is queueing). Pending: far-future items (1–2 h) in "
             + "the queue besides. `LatenessBenchmark`, `SaturatedLatenessBenchmark`.\n\n")
+        .append("![lateness](").append(latenessChartPath).append(")\n\n")
         .append("| scenario | pending | queue | p50 (µs) | p99 (µs) | items/iteration | "
             + "toolkit p50 ÷ this |\n|---|---:|---|---:|---:|---:|---:|\n");
     String[][] scenarios = {
@@ -326,6 +331,15 @@ public final class ResultsReport {
 
   private Optional<Figure> latenessFigure(String bench, String metric, String queue,
       String pending) {
+    return latenessFigure(results, bench, metric, queue, pending);
+  }
+
+  /**
+   * A lateness figure ({@code p50_us}, {@code p99_us}, {@code delivered}) of one queue; with
+   * {@code pending} null, whatever {@code pending} param the benchmark has (none).
+   */
+  static Optional<Figure> latenessFigure(JmhResults results, String bench, String metric,
+      String queue, String pending) {
     return results.figures.stream()
         .filter(f -> f.bench().equals(bench) && f.metric().endsWith(metric)
             && queue.equals(f.params().get("queue"))

@@ -3,15 +3,16 @@ package dev.workqueue.scheduling;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A binary min-heap whose elements are also reachable by key: an array of nodes plus a map
- * from key to node, where each node records its own array position. Sifting moves nodes and
- * rewrites their positions; it never hashes a key or boxes an index.
+ * A binary min-heap whose elements are also reachable by key: an array of nodes plus an
+ * open-addressing table of the same nodes by key, where each node records its own array
+ * position and its key's hash. Sifting moves nodes and rewrites their positions; it never
+ * hashes a key or boxes an index. A node is the only allocation per added key (the table holds
+ * the nodes themselves, not map entries pointing at them).
  *
  * <table>
  *   <caption>Costs</caption>
@@ -36,21 +37,31 @@ public final class KeyedHeap<K, T> {
   /** An element with its key and its current position, so sifting never hashes. */
   private static final class Node<K, T> {
     final K key;
+    final int hash;
     T element;
     int index;
 
-    Node(K key, T element, int index) {
+    Node(K key, int hash, T element, int index) {
       this.key = key;
+      this.hash = hash;
       this.element = element;
       this.index = index;
     }
   }
 
+  private static final int MIN_TABLE = 16;
+
   private final Function<? super T, ? extends K> keyFunction;
   private final Comparator<? super T> comparator;
-  private final HashMap<K, Node<K, T>> nodes = new HashMap<>();
   private Object[] heap = EMPTY;
   private int size;
+  /**
+   * The nodes by key, linear probing from the top bits of the spread hash; at most half full,
+   * so a probe for an absent key usually ends at its first slot. Deletion shifts the rest of
+   * the probe run back (no tombstones).
+   */
+  private Object[] table = new Object[MIN_TABLE];
+  private int shift = 32 - Integer.numberOfTrailingZeros(MIN_TABLE);
 
   public KeyedHeap(Function<? super T, ? extends K> keyFunction, Comparator<? super T> comparator) {
     this.keyFunction = Objects.requireNonNull(keyFunction, "keyFunction must not be null");
@@ -66,13 +77,17 @@ public final class KeyedHeap<K, T> {
   public T addOrUpdate(T element) {
     Objects.requireNonNull(element, "element must not be null");
     K key = keyOf(element);
-    Node<K, T> node = nodes.get(key);
+    int hash = spread(key.hashCode());
+    Node<K, T> node = find(key, hash);
     if (node == null) {
       if (size == heap.length) {
         heap = Arrays.copyOf(heap, Math.max(16, size + (size >> 1)));
       }
-      node = new Node<>(key, element, size);
-      nodes.put(key, node);
+      if (2 * (size + 1) > table.length) {
+        rehash(table.length * 2);
+      }
+      node = new Node<>(key, hash, element, size);
+      insertSlot(node);
       heap[size++] = node;
       siftUp(node.index, node);
       return null;
@@ -85,8 +100,7 @@ public final class KeyedHeap<K, T> {
 
   /** Removes the element with {@code key}; returns it, or null if there was none. */
   public T delete(K key) {
-    Objects.requireNonNull(key, "key must not be null");
-    Node<K, T> node = nodes.get(key);
+    Node<K, T> node = find(key);
     return node == null ? null : removeAt(node.index);
   }
 
@@ -102,15 +116,13 @@ public final class KeyedHeap<K, T> {
 
   /** The element with {@code key}, or null. */
   public T get(K key) {
-    Objects.requireNonNull(key, "key must not be null");
-    Node<K, T> node = nodes.get(key);
+    Node<K, T> node = find(key);
     return node == null ? null : node.element;
   }
 
   /** Whether an element with {@code key} is held. */
   public boolean has(K key) {
-    Objects.requireNonNull(key, "key must not be null");
-    return nodes.containsKey(key);
+    return find(key) != null;
   }
 
   /** The elements in heap (array) order: the head first, the rest in no particular order. */
@@ -141,7 +153,7 @@ public final class KeyedHeap<K, T> {
 
   private T removeAt(int index) {
     Node<K, T> removed = node(index);
-    nodes.remove(removed.key);
+    deleteSlot(removed);
     int last = --size;
     Node<K, T> moved = node(last);
     heap[last] = null;
@@ -149,6 +161,9 @@ public final class KeyedHeap<K, T> {
       moved.index = index;
       heap[index] = moved;
       fix(moved);
+    }
+    if (table.length > MIN_TABLE && 8 * size < table.length) {
+      rehash(table.length / 2); // an eighth full: halve, to a quarter
     }
     return removed.element;
   }
@@ -197,6 +212,72 @@ public final class KeyedHeap<K, T> {
     }
     heap[index] = node;
     node.index = index;
+  }
+
+  // ---- the table of nodes by key ----
+
+  /** Fibonacci hashing: the multiply carries every bit of {@code h} into the top bits. */
+  private static int spread(int h) {
+    return h * 0x9E3779B9;
+  }
+
+  private Node<K, T> find(K key) {
+    Objects.requireNonNull(key, "key must not be null");
+    return find(key, spread(key.hashCode()));
+  }
+
+  @SuppressWarnings("unchecked")
+  private Node<K, T> find(Object key, int hash) {
+    Object[] t = table;
+    int mask = t.length - 1;
+    for (int i = hash >>> shift; ; i = (i + 1) & mask) {
+      Node<K, T> n = (Node<K, T>) t[i];
+      if (n == null) {
+        return null;
+      }
+      if (n.hash == hash && key.equals(n.key)) {
+        return n;
+      }
+    }
+  }
+
+  private void insertSlot(Node<K, T> node) {
+    Object[] t = table;
+    int mask = t.length - 1;
+    int i = node.hash >>> shift;
+    while (t[i] != null) {
+      i = (i + 1) & mask;
+    }
+    t[i] = node;
+  }
+
+  /** Removes {@code node} and shifts later entries of its probe run back into the gap. */
+  @SuppressWarnings("unchecked")
+  private void deleteSlot(Node<K, T> node) {
+    Object[] t = table;
+    int mask = t.length - 1;
+    int gap = node.hash >>> shift;
+    while (t[gap] != node) {
+      gap = (gap + 1) & mask;
+    }
+    for (int i = (gap + 1) & mask; t[i] != null; i = (i + 1) & mask) {
+      int home = ((Node<K, T>) t[i]).hash >>> shift;
+      // The entry at i may fill the gap if its home is not in the cyclic range (gap, i].
+      if (((i - home) & mask) >= ((i - gap) & mask)) {
+        t[gap] = t[i];
+        gap = i;
+      }
+    }
+    t[gap] = null;
+  }
+
+  @SuppressWarnings("unchecked")
+  private void rehash(int length) {
+    table = new Object[length];
+    shift = 32 - Integer.numberOfTrailingZeros(length);
+    for (int i = 0; i < size; i++) {
+      insertSlot((Node<K, T>) heap[i]);
+    }
   }
 
   @Override

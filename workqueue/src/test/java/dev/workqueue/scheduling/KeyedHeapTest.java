@@ -185,4 +185,62 @@ class KeyedHeapTest {
     order.forEach(e -> expected.add(e.priority()));
     assertEquals(expected, drain(h));
   }
+
+  /** A key whose hash is chosen by the test, so that keys share probe runs in the index. */
+  record Collider(int id, int hash) {
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Collider c && c.id == id;
+    }
+  }
+
+  @Test
+  void collidingKeys_throughGrowthAndShrink_stayReachableByKey() {
+    KeyedHeap<Collider, int[]> h = new KeyedHeap<>(
+        e -> new Collider(e[0], e[0] % 7), Comparator.comparingInt((int[] e) -> e[1]));
+    Map<Integer, Integer> ref = new HashMap<>();
+    Random r = new Random(11);
+    // Grow to 5000 keys of 7 hash values (long probe runs, several table doublings) while
+    // deleting at random, then shrink to nothing: every step checks lookups of all keys seen.
+    for (int round = 0; round < 2; round++) {
+      for (int op = 0; op < 20_000; op++) {
+        int id = r.nextInt(5000);
+        boolean grow = round == 0 ? r.nextInt(4) != 0 : r.nextInt(4) == 0;
+        if (grow) {
+          int priority = r.nextInt(1000);
+          h.addOrUpdate(new int[] {id, priority});
+          ref.put(id, priority);
+        } else {
+          int[] removed = h.delete(new Collider(id, id % 7));
+          Integer old = ref.remove(id);
+          assertEquals(old, removed == null ? null : removed[1]);
+        }
+        if (op % 997 == 0) {
+          for (int k = 0; k < 5000; k++) {
+            int[] got = h.get(new Collider(k, k % 7));
+            assertEquals(ref.get(k), got == null ? null : got[1], "key " + k);
+          }
+        }
+      }
+      assertEquals(ref.size(), h.size());
+    }
+    List<Integer> popped = new ArrayList<>();
+    int[] e;
+    while ((e = h.pop()) != null) {
+      assertTrue(ref.remove(e[0]) != null, "popped a key that was not there: " + e[0]);
+      popped.add(e[1]);
+      assertFalse(h.has(new Collider(e[0], e[0] % 7)));
+    }
+    assertTrue(ref.isEmpty());
+    List<Integer> sorted = new ArrayList<>(popped);
+    sorted.sort(null);
+    assertEquals(sorted, popped);
+    h.addOrUpdate(new int[] {1, 1});
+    assertTrue(h.has(new Collider(1, 1)));
+  }
 }

@@ -29,21 +29,21 @@ final class TeeMetricsProvider implements MetricsProvider, ControllerMetricsProv
     return new TeeMetricsProvider(first, first, second, second);
   }
 
-  private static Counter both(Counter a, Counter b) {
+  private static Counter counters(Counter a, Counter b) {
     return () -> {
       a.inc();
       b.inc();
     };
   }
 
-  private static Gauge both(Gauge a, Gauge b) {
+  private static Gauge gauges(Gauge a, Gauge b) {
     return v -> {
       a.set(v);
       b.set(v);
     };
   }
 
-  private static Histogram both(Histogram a, Histogram b) {
+  private static Histogram histograms(Histogram a, Histogram b) {
     return v -> {
       a.observe(v);
       b.observe(v);
@@ -52,80 +52,80 @@ final class TeeMetricsProvider implements MetricsProvider, ControllerMetricsProv
 
   @Override
   public Gauge newDepthMetric(String name) {
-    return both(firstQueue.newDepthMetric(name), secondQueue.newDepthMetric(name));
+    return gauges(firstQueue.newDepthMetric(name), secondQueue.newDepthMetric(name));
   }
 
   @Override
   public Counter newAddsMetric(String name) {
-    return both(firstQueue.newAddsMetric(name), secondQueue.newAddsMetric(name));
+    return counters(firstQueue.newAddsMetric(name), secondQueue.newAddsMetric(name));
   }
 
   @Override
   public Histogram newLatencyMetric(String name) {
-    return both(firstQueue.newLatencyMetric(name), secondQueue.newLatencyMetric(name));
+    return histograms(firstQueue.newLatencyMetric(name), secondQueue.newLatencyMetric(name));
   }
 
   @Override
   public Histogram newWorkDurationMetric(String name) {
-    return both(firstQueue.newWorkDurationMetric(name), secondQueue.newWorkDurationMetric(name));
+    return histograms(firstQueue.newWorkDurationMetric(name), secondQueue.newWorkDurationMetric(name));
   }
 
   @Override
   public Gauge newUnfinishedWorkSecondsMetric(String name) {
-    return both(firstQueue.newUnfinishedWorkSecondsMetric(name),
+    return gauges(firstQueue.newUnfinishedWorkSecondsMetric(name),
         secondQueue.newUnfinishedWorkSecondsMetric(name));
   }
 
   @Override
   public Gauge newLongestRunningProcessorSecondsMetric(String name) {
-    return both(firstQueue.newLongestRunningProcessorSecondsMetric(name),
+    return gauges(firstQueue.newLongestRunningProcessorSecondsMetric(name),
         secondQueue.newLongestRunningProcessorSecondsMetric(name));
   }
 
   @Override
   public Counter newRetriesMetric(String name) {
-    return both(firstQueue.newRetriesMetric(name), secondQueue.newRetriesMetric(name));
+    return counters(firstQueue.newRetriesMetric(name), secondQueue.newRetriesMetric(name));
   }
 
   @Override
   public Counter newReconcileTotal(String controller, String result) {
-    return both(firstController.newReconcileTotal(controller, result),
+    return counters(firstController.newReconcileTotal(controller, result),
         secondController.newReconcileTotal(controller, result));
   }
 
   @Override
   public Counter newReconcileErrors(String controller) {
-    return both(firstController.newReconcileErrors(controller),
+    return counters(firstController.newReconcileErrors(controller),
         secondController.newReconcileErrors(controller));
   }
 
   @Override
   public Counter newTerminalReconcileErrors(String controller) {
-    return both(firstController.newTerminalReconcileErrors(controller),
+    return counters(firstController.newTerminalReconcileErrors(controller),
         secondController.newTerminalReconcileErrors(controller));
   }
 
   @Override
   public Counter newReconcilePanics(String controller) {
-    return both(firstController.newReconcilePanics(controller),
+    return counters(firstController.newReconcilePanics(controller),
         secondController.newReconcilePanics(controller));
   }
 
   @Override
   public Histogram newReconcileTime(String controller) {
-    return both(firstController.newReconcileTime(controller),
+    return histograms(firstController.newReconcileTime(controller),
         secondController.newReconcileTime(controller));
   }
 
   @Override
   public Gauge newActiveWorkers(String controller) {
-    return both(firstController.newActiveWorkers(controller),
+    return gauges(firstController.newActiveWorkers(controller),
         secondController.newActiveWorkers(controller));
   }
 
   @Override
   public Gauge newMaxConcurrentReconciles(String controller) {
-    return both(firstController.newMaxConcurrentReconciles(controller),
+    return gauges(firstController.newMaxConcurrentReconciles(controller),
         secondController.newMaxConcurrentReconciles(controller));
   }
 }

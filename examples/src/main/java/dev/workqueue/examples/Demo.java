@@ -5,12 +5,16 @@ import dev.workqueue.controller.Result;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.metrics.micrometer.MicrometerMetricsProvider;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,57 +28,95 @@ import java.util.concurrent.atomic.AtomicInteger;
  * now and then and fails {@code --failure-rate} of the time; a failure is retried with the
  * default controller back-off (5 ms doubling per failure, 10 retries per second overall after
  * a burst of 100). A live line shows progress; at the end the queue and controller metrics.
+ * With {@code --metrics-port N} (0: a free port) the same metrics are also served in the
+ * Prometheus text format on {@code http://127.0.0.1:N/metrics} through
+ * {@code MicrometerMetricsProvider}; {@code --linger} keeps serving after convergence until
+ * Ctrl-C.
  *
  * <pre>
  * mvn -B -q -pl examples -am -DskipTests package exec:java -Dexec.args="--objects 500 --workers 8"
+ * mvn -B -q -pl examples -am -DskipTests package exec:java -Dexec.args="--metrics-port 9090 --linger"
  * </pre>
  */
 public final class Demo {
   private Demo() {}
 
-  /** The demo's settings; {@link #parse} reads them from the command line. */
+  /**
+   * The demo's settings; {@link #parse} reads them from the command line. {@code metricsPort}
+   * is -1 for no metrics endpoint, 0 for a free port; {@code linger} keeps serving metrics
+   * after convergence until the demo is interrupted.
+   */
   public record Options(int objects, int updatesPerObject, int workers, double failureRate,
-      double slowRate, long seed, boolean live) {
+      double slowRate, long seed, boolean live, int metricsPort, boolean linger) {
 
     static Options defaults() {
-      return new Options(200, 3, 4, 0.2, 0.05, 1, true);
+      return new Options(200, 3, 4, 0.2, 0.05, 1, true, -1, false);
     }
 
-    /** Parses {@code --objects N --updates N --workers N --failure-rate F --slow-rate F --seed N --quiet}. */
+    /**
+     * Parses {@code --objects N --updates N --workers N --failure-rate F --slow-rate F --seed N
+     * --quiet --metrics-port N --linger}.
+     */
     public static Options parse(String... args) {
-      Options o = defaults();
+      Options d = defaults();
+      int objects = d.objects;
+      int updates = d.updatesPerObject;
+      int workers = d.workers;
+      double failureRate = d.failureRate;
+      double slowRate = d.slowRate;
+      long seed = d.seed;
+      boolean live = d.live;
+      int metricsPort = d.metricsPort;
+      boolean linger = d.linger;
       for (int i = 0; i < args.length; i++) {
         String flag = args[i];
         if (flag.equals("--quiet")) {
-          o = new Options(o.objects, o.updatesPerObject, o.workers, o.failureRate, o.slowRate, o.seed, false);
+          live = false;
+          continue;
+        }
+        if (flag.equals("--linger")) {
+          linger = true;
           continue;
         }
         if (flag.equals("--help") || i + 1 >= args.length) {
           throw new IllegalArgumentException(usage());
         }
         String v = args[++i];
-        o = switch (flag) {
-          case "--objects" -> new Options(positive(flag, v), o.updatesPerObject, o.workers, o.failureRate, o.slowRate, o.seed, o.live);
-          case "--updates" -> new Options(o.objects, positive(flag, v), o.workers, o.failureRate, o.slowRate, o.seed, o.live);
-          case "--workers" -> new Options(o.objects, o.updatesPerObject, positive(flag, v), o.failureRate, o.slowRate, o.seed, o.live);
-          case "--failure-rate" -> new Options(o.objects, o.updatesPerObject, o.workers, fraction(flag, v), o.slowRate, o.seed, o.live);
-          case "--slow-rate" -> new Options(o.objects, o.updatesPerObject, o.workers, o.failureRate, fraction(flag, v), o.seed, o.live);
-          case "--seed" -> new Options(o.objects, o.updatesPerObject, o.workers, o.failureRate, o.slowRate, Long.parseLong(v), o.live);
+        switch (flag) {
+          case "--objects" -> objects = positive(flag, v);
+          case "--updates" -> updates = positive(flag, v);
+          case "--workers" -> workers = positive(flag, v);
+          case "--failure-rate" -> failureRate = fraction(flag, v);
+          case "--slow-rate" -> slowRate = fraction(flag, v);
+          case "--seed" -> seed = Long.parseLong(v);
+          case "--metrics-port" -> metricsPort = port(flag, v);
           default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + usage());
-        };
+        }
       }
-      return o;
+      if (linger && metricsPort < 0) {
+        throw new IllegalArgumentException("--linger needs --metrics-port\n" + usage());
+      }
+      return new Options(objects, updates, workers, failureRate, slowRate, seed, live,
+          metricsPort, linger);
     }
 
     static String usage() {
       return "usage: Demo [--objects N] [--updates N] [--workers N] [--failure-rate 0..0.9]"
-          + " [--slow-rate 0..1] [--seed N] [--quiet]";
+          + " [--slow-rate 0..1] [--seed N] [--quiet] [--metrics-port N [--linger]]";
     }
 
     private static int positive(String flag, String v) {
       int n = Integer.parseInt(v);
       if (n < 1) {
         throw new IllegalArgumentException(flag + " must be at least 1, was " + n);
+      }
+      return n;
+    }
+
+    private static int port(String flag, String v) {
+      int n = Integer.parseInt(v);
+      if (n < 0 || n > 65535) {
+        throw new IllegalArgumentException(flag + " must be within [0, 65535], was " + n);
       }
       return n;
     }
@@ -104,17 +146,38 @@ public final class Demo {
     run(options, System.out);
   }
 
-  /** Runs the demo; prints progress and the summary to {@code out}. */
+  /**
+   * Runs the demo; prints progress and the summary to {@code out}. With a metrics port it also
+   * serves the queue and controller metrics on {@code http://127.0.0.1:PORT/metrics} while it
+   * runs (and, with {@code linger}, after convergence until the calling thread is interrupted);
+   * the endpoint is stopped before this returns.
+   */
   public static Summary run(Options o, PrintStream out) throws Exception {
+    RecordingMetricsProvider recording = new RecordingMetricsProvider();
+    if (o.metricsPort() < 0) {
+      return run(o, out, recording, recording, null);
+    }
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    TeeMetricsProvider both =
+        TeeMetricsProvider.of(recording, MicrometerMetricsProvider.create(registry));
+    try (MetricsEndpoint endpoint = MetricsEndpoint.start(o.metricsPort(), registry::scrape)) {
+      out.println("metrics: " + endpoint.uri());
+      return run(o, out, recording, both, endpoint);
+    }
+  }
+
+  /** The demo itself: {@code providers} record everything, {@code metrics} is read back. */
+  private static <P extends MetricsProvider & ControllerMetricsProvider> Summary run(Options o,
+      PrintStream out, RecordingMetricsProvider metrics, P providers, MetricsEndpoint endpoint)
+      throws Exception {
     Map<String, Integer> desired = new ConcurrentHashMap<>(); // the "API server"
     Map<String, Integer> applied = new ConcurrentHashMap<>(); // the backend's state
     AtomicInteger failures = new AtomicInteger();
-    RecordingMetricsProvider metrics = new RecordingMetricsProvider();
 
     Controller<String> controller = Controller.<String>builder("demo")
         .workers(o.workers())
-        .queueMetricsProvider(metrics)
-        .metricsProvider(metrics)
+        .queueMetricsProvider(providers)
+        .metricsProvider(providers)
         .reconciler(key -> {
           Integer want = desired.get(key);
           ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -148,6 +211,14 @@ public final class Demo {
         failures.get(), metrics.count("demo", MetricsProvider.ADDS),
         metrics.count("demo", MetricsProvider.RETRIES), convergence);
     printSummary(out, summary, metrics);
+    if (o.linger() && endpoint != null) {
+      out.println("serving " + endpoint.uri() + " until interrupted (Ctrl-C)");
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the caller's signal to stop: keep it set
+      }
+    }
     return summary;
   }
 

@@ -1,12 +1,24 @@
 package dev.workqueue.examples;
 
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class DemoTest {
@@ -31,5 +43,79 @@ class DemoTest {
     assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse("--objects", "0"));
     assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse("--failure-rate", "1"));
     assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse("--bogus", "1"));
+    assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse("--metrics-port", "-1"));
+    assertThrows(IllegalArgumentException.class,
+        () -> Demo.Options.parse("--metrics-port", "65536"));
+    assertThrows(IllegalArgumentException.class, () -> Demo.Options.parse("--linger"));
+    Demo.Options o = Demo.Options.parse("--metrics-port", "0", "--linger");
+    assertEquals(0, o.metricsPort());
+    assertTrue(o.linger());
+    assertEquals(-1, Demo.Options.parse().metricsPort(), "no endpoint unless asked for");
+  }
+
+  private static final Pattern URL = Pattern.compile("serving (http://127\\.0\\.0\\.1:\\d+/metrics) until");
+
+  /** The value of the sample line that starts with {@code series} (name and labels). */
+  private static double sample(String scrape, String series) {
+    for (String line : scrape.split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1));
+      }
+    }
+    throw new AssertionError("no sample " + series + " in\n" + scrape);
+  }
+
+  @Test
+  void metricsPort_servesPrometheusTextOnLoopback_andStopsWithTheDemo() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread demo = new Thread(() -> {
+      try {
+        outcome.set(Demo.run(Demo.Options.parse("--objects", "30", "--workers", "2",
+            "--failure-rate", "0.2", "--quiet", "--metrics-port", "0", "--linger"), out));
+      } catch (Throwable t) {
+        outcome.set(t);
+      }
+    }, "demo-under-test");
+    demo.start();
+    await().atMost(30, SECONDS).until(() -> URL.matcher(bytes.toString(StandardCharsets.UTF_8)).find()
+        || !demo.isAlive());
+    Matcher m = URL.matcher(bytes.toString(StandardCharsets.UTF_8));
+    assertTrue(m.find(), "the demo said where it serves: " + bytes + " " + outcome.get());
+    URI uri = URI.create(m.group(1));
+
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode());
+    assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+    String body = r.body();
+    for (String name : List.of("workqueue_depth", "workqueue_adds_total",
+        "workqueue_queue_duration_seconds_bucket", "workqueue_work_duration_seconds_count",
+        "workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds",
+        "workqueue_retries_total")) {
+      assertTrue(body.contains(name + "{name=\"demo\""), name + " of the demo's queue in\n" + body);
+    }
+    assertTrue(sample(body, "workqueue_adds_total{name=\"demo\"}") >= 30, "every object was added");
+    assertEquals(0, sample(body, "workqueue_depth{name=\"demo\"}"), "converged: nothing queued");
+    assertTrue(sample(body, "controller_runtime_reconcile_total{controller=\"demo\",result=\"success\"}") >= 30);
+    assertEquals(2, sample(body, "controller_runtime_max_concurrent_reconciles{controller=\"demo\"}"));
+    assertEquals(404, http.send(HttpRequest.newBuilder(uri.resolve("/nope")).build(),
+        HttpResponse.BodyHandlers.discarding()).statusCode());
+
+    demo.interrupt(); // the demo's signal to stop lingering
+    demo.join(SECONDS.toMillis(10));
+    assertFalse(demo.isAlive());
+    assertTrue(outcome.get() instanceof Demo.Summary, String.valueOf(outcome.get()));
+    Demo.Summary s = (Demo.Summary) outcome.get();
+    assertEquals(30, s.converged());
+    assertEquals((double) s.queueRetries(), sample(body, "workqueue_retries_total{name=\"demo\"}"),
+        "the scrape and the in-memory summary saw the same retries");
+    assertThrows(ConnectException.class, () -> http.send(HttpRequest.newBuilder(uri).build(),
+        HttpResponse.BodyHandlers.discarding()), "no longer listening");
+    await().atMost(10, SECONDS).until(() -> Thread.getAllStackTraces().keySet().stream()
+        .noneMatch(t -> t.getName().equals("demo-metrics-http")
+            || t.getName().equals("HTTP-Dispatcher")));
   }
 }

@@ -46,6 +46,11 @@ final class Flags {
     return values.containsKey(flag);
   }
 
+  /** The value of {@code flag}; {@code otherwise} if not given. */
+  String string(String flag, String otherwise) {
+    return values.getOrDefault(flag, otherwise);
+  }
+
   /** The value of {@code flag}, at least {@code min}; {@code otherwise} if not given. */
   int intAtLeast(String flag, int min, int otherwise) {
     String v = values.get(flag);

@@ -91,9 +91,13 @@ public final class KubernetesController implements AutoCloseable {
     /** Parses the command line; defaults: 4 objects, {@code --fail app-2}, 2 workers. */
     public static Options parse(String... args) {
       Flags f = Flags.parse(USAGE, Set.of("--objects", "--fail", "--workers"), Set.of(), args);
-      String fail = f.string("--fail", "app-2");
-      return new Options(f.intAtLeast("--objects", 1, 4),
-          fail.isBlank() ? Set.of() : Set.of(fail.split(",")), f.intAtLeast("--workers", 1, 2));
+      Set<String> fail = new java.util.TreeSet<>();
+      for (String name : f.string("--fail", "app-2").split(",")) {
+        if (!name.isBlank()) {
+          fail.add(name.trim());
+        }
+      }
+      return new Options(f.intAtLeast("--objects", 1, 4), fail, f.intAtLeast("--workers", 1, 2));
     }
   }
 

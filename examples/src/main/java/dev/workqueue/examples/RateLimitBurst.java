@@ -25,7 +25,7 @@ import java.util.Set;
  *
  * <pre>
  * mvn -B -q -pl examples -am -DskipTests package exec:java \
- *     -Ddemo.mainClass=dev.workqueue.examples.RateLimitBurst -Dexec.args="--items 20 --qps 1 --burst 5"
+ *     -Dexec.mainClass=dev.workqueue.examples.RateLimitBurst -Dexec.args="--items 20 --qps 1 --burst 5"
  * </pre>
  *
  * <p>{@link #run} takes the {@link Clock}: the program runs on the real clock, its test on a

@@ -336,7 +336,7 @@ public final class SchedulerSimulation {
             u.node().memoryMiB(), u.cpuUsed(), u.memoryUsed(), String.join(" ", u.pods()));
       }
       out.printf("scheduling queue metrics (%s):%n", QUEUE_NAME);
-      s.metrics().forEach((name, value) -> out.printf("  %-72s %6.0f%n", name, value));
+      s.metrics().forEach((name, value) -> out.printf("  %-76s %4.0f%n", name, value));
     }
   }
 

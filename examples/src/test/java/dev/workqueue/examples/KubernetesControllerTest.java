@@ -3,7 +3,6 @@ package dev.workqueue.examples;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,7 +91,9 @@ class KubernetesControllerTest {
           () -> KubernetesController.Options.parse(args));
       assertTrue(e.getMessage().contains("usage: KubernetesController"), e.getMessage());
     }
-    assertFalse(KubernetesController.Options.parse("--fail", "").failFirstAttempt().contains(""));
+    assertEquals(Set.of(), KubernetesController.Options.parse("--fail", "").failFirstAttempt());
+    assertEquals(Set.of("a", "b"),
+        KubernetesController.Options.parse("--fail", "a, b,a").failFirstAttempt());
   }
 
   /** What the reconciler must write for a source with {@code data}, computed independently. */

@@ -1,9 +1,13 @@
 /** Runnable examples; a named module so that they can only use the exported API. */
 module dev.workqueue.examples {
-  requires dev.workqueue;
+  // transitive: the examples' public methods take and return toolkit types (Clock, FakeClock).
+  // The fabric8 jars of KubernetesController are not required here: they name no module, so
+  // they stay on the class path (see the compiler configuration in examples/pom.xml).
+  requires transitive dev.workqueue;
   requires dev.workqueue.micrometer;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;
+  requires java.logging; // to quiet the embedded API server's request log
 
   exports dev.workqueue.examples;
 }

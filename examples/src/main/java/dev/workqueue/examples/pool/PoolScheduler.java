@@ -63,7 +63,7 @@ public final class PoolScheduler implements AutoCloseable {
     IDLE,
     /** A claim conflicted; its request is back in line. Resets the back-off. */
     CONFLICT,
-    /** A claim ended: a slot under the concurrency cap is free. */
+    /** A claim ended while the scheduler waited for a slot under the concurrency cap. */
     CLAIM_FINISHED
   }
 
@@ -113,6 +113,7 @@ public final class PoolScheduler implements AutoCloseable {
   // Any thread.
   private final AtomicInteger outstanding = new AtomicInteger();
   private final AtomicInteger inflight = new AtomicInteger();
+  private final AtomicBoolean waitingForSlot = new AtomicBoolean();
   private final AtomicBoolean idleArmed = new AtomicBoolean();
   private final AtomicLong lastIdleNotify = new AtomicLong();
   private final AtomicBoolean scaleUpInFlight = new AtomicBoolean();
@@ -413,8 +414,8 @@ public final class PoolScheduler implements AutoCloseable {
         waiting.pollFirst();
         continue;
       }
-      if (inflight.get() >= maxConcurrentClaims) {
-        return Outcome.CAPPED; // a CLAIM_FINISHED wakes us
+      if (atCap()) {
+        return Outcome.CAPPED; // the next claim to finish wakes us
       }
       PodRef pod = ready.takeAndReserve();
       if (pod == null && !refreshed) {
@@ -603,8 +604,27 @@ public final class PoolScheduler implements AutoCloseable {
         requeue(request);
       }
       inflight.decrementAndGet();
-      signals.add(Wake.CLAIM_FINISHED);
+      if (waitingForSlot.compareAndSet(true, false)) {
+        signals.add(Wake.CLAIM_FINISHED);
+      }
     }
+  }
+
+  /**
+   * Whether the cap is reached; if so, the next claim to finish sends a wake-up. The flag is
+   * set before the second look, so a claim finishing in between is either seen here or sees
+   * the flag.
+   */
+  private boolean atCap() {
+    if (inflight.get() < maxConcurrentClaims) {
+      return false;
+    }
+    waitingForSlot.set(true);
+    if (inflight.get() < maxConcurrentClaims) {
+      waitingForSlot.set(false); // a claim finished meanwhile (a spurious wake-up at worst)
+      return false;
+    }
+    return true;
   }
 
   private void requeue(ClaimRequest request) {

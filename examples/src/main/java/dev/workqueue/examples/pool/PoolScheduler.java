@@ -13,7 +13,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -86,7 +85,7 @@ public final class PoolScheduler implements AutoCloseable {
   private final int requestBuffer;
   private final Duration idleNotifyDelay;
   private final Executor claimExecutor;
-  private final ExecutorService ownedExecutor;
+  private final PoolSchedulerBuilder.ClaimPool ownedPool; // null with the caller's executor
   private final String threadPrefix;
 
   private final DelayingQueue<Signal> signals;
@@ -140,11 +139,11 @@ public final class PoolScheduler implements AutoCloseable {
     this.threadPrefix = "poolsched-" + pool;
     if (b.claimExecutor != null) {
       this.claimExecutor = b.claimExecutor;
-      this.ownedExecutor = null;
+      this.ownedPool = null;
     } else {
       // One thread more than the cap, so that the scale-up write never queues behind claims.
-      this.ownedExecutor = PoolSchedulerBuilder.claimPool(threadPrefix, maxConcurrentClaims + 1);
-      this.claimExecutor = ownedExecutor;
+      this.ownedPool = new PoolSchedulerBuilder.ClaimPool(threadPrefix, maxConcurrentClaims + 1);
+      this.claimExecutor = ownedPool.executor;
     }
     this.signals = WorkQueue.<Signal>builder().clock(clock).buildDelaying();
     this.ready = new ReadyPods(clock, reservationTtl);
@@ -293,15 +292,7 @@ public final class PoolScheduler implements AutoCloseable {
       if (loop != null) {
         loopStopped = joinUntil(loop, deadline);
       }
-      boolean claimsStopped = true;
-      if (ownedExecutor != null) {
-        ownedExecutor.shutdown();
-        claimsStopped = ownedExecutor.awaitTermination(
-            Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (!claimsStopped) {
-          ownedExecutor.shutdownNow();
-        }
-      }
+      boolean claimsStopped = ownedPool == null || ownedPool.stop(deadline);
       failEveryWaitingRequest(loopStopped);
       return loopStopped && claimsStopped;
     }
@@ -357,13 +348,17 @@ public final class PoolScheduler implements AutoCloseable {
   }
 
   /**
-   * One round: takes every wake-up queued, then acts once. A burst of requests, conflicts and
-   * notifications costs one round, at most one listing of idle pods and one dispatch pass.
+   * One round: takes the wake-ups queued when it began, then acts once. A burst of requests,
+   * conflicts and notifications costs one round, at most one listing of idle pods and one
+   * dispatch pass. (Only those queued at the start: producers re-adding {@code REQUEST} as
+   * fast as it is taken would otherwise keep the round from ever acting.)
    */
   private void handle(Signal first) {
     boolean resetBackoff = false;
     boolean refresh = false;
-    for (Optional<Signal> next = Optional.of(first); next.isPresent(); next = pollNow()) {
+    int more = signals.size();
+    for (Optional<Signal> next = Optional.of(first); next.isPresent();
+        next = more-- > 0 ? pollNow() : Optional.empty()) {
       Signal s = next.get();
       signals.done(s); // at once: a wake-up arriving from now on is queued again
       if (s instanceof Wake w) {

@@ -3,8 +3,8 @@ package dev.workqueue.examples.pool;
 import dev.workqueue.clock.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -128,17 +128,46 @@ public final class PoolSchedulerBuilder {
     return new PoolScheduler(this);
   }
 
-  static ExecutorService claimPool(String prefix, int threads) {
-    AtomicInteger n = new AtomicInteger();
-    ThreadFactory factory = r -> {
-      Thread t = new Thread(r, prefix + "-claim-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 1, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), factory);
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
+  /**
+   * The scheduler's own claim threads. Keeps the threads it started (pruning dead ones) so
+   * that shutdown can join them: an executor reports termination a moment before its last
+   * thread has ended.
+   */
+  static final class ClaimPool {
+    final ThreadPoolExecutor executor;
+    private final ConcurrentLinkedQueue<Thread> threads = new ConcurrentLinkedQueue<>();
+
+    ClaimPool(String prefix, int size) {
+      AtomicInteger n = new AtomicInteger();
+      ThreadFactory factory = r -> {
+        threads.removeIf(t -> !t.isAlive());
+        Thread t = new Thread(r, prefix + "-claim-" + n.incrementAndGet());
+        t.setDaemon(true);
+        threads.add(t);
+        return t;
+      };
+      executor = new ThreadPoolExecutor(size, size, 1, TimeUnit.SECONDS,
+          new LinkedBlockingQueue<>(), factory);
+      executor.allowCoreThreadTimeOut(true);
+    }
+
+    /** Shuts the pool down and waits until its threads have ended, or the deadline. */
+    boolean stop(long deadlineNanos) throws InterruptedException {
+      executor.shutdown();
+      if (!executor.awaitTermination(
+          Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        executor.shutdownNow();
+      }
+      boolean allEnded = true;
+      for (Thread t : threads) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left > 0) {
+          TimeUnit.NANOSECONDS.timedJoin(t, left);
+        }
+        allEnded &= !t.isAlive();
+      }
+      return allEnded;
+    }
   }
 
   private static Duration positive(Duration d, String name) {

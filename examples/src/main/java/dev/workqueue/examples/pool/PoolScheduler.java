@@ -3,23 +3,17 @@ package dev.workqueue.examples.pool;
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.Clock;
-import dev.workqueue.ratelimit.RateLimiter;
-import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,106 +42,60 @@ import org.slf4j.LoggerFactory;
  */
 public final class PoolScheduler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PoolScheduler.class);
-  private static final String POLL_KEY = "poll";
   /** Timeouts are clamped here (~146 years) so that deadline arithmetic cannot overflow. */
   private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE >> 1;
-
-  /** What wakes the scheduler's thread; a wake that is already queued is not queued twice. */
-  private sealed interface Signal permits Wake, Poll, Recheck, Expire {}
-
-  private enum Wake implements Signal {
-    /** New requests are in the inbox. Resets the poll back-off. */
-    REQUEST,
-    /** {@code idleNotifyDelay} after a {@link #notifyIdle}. Refreshes; resets the back-off. */
-    IDLE,
-    /** A claim conflicted; its request is back in line. Resets the back-off. */
-    CONFLICT,
-    /** A claim ended while the scheduler waited for a slot under the concurrency cap. */
-    CLAIM_FINISHED
-  }
-
-  /** The poll timer; a generation that is no longer armed is ignored when it fires. */
-  private record Poll(long generation) implements Signal {}
-
-  /** A conflicted pod's reservation has run out: refresh, it may be idle still. */
-  private record Recheck(PodRef pod) implements Signal {}
-
-  /** A request's timeout has passed. */
-  private record Expire(ClaimRequest request) implements Signal {}
 
   private enum Outcome { DRAINED, CAPPED, STARVED }
 
   private final String pool;
   private final PodApi api;
   private final Clock clock;
-  private final Duration reservationTtl;
-  private final int maxConcurrentClaims;
-  private final int requestBuffer;
-  private final Duration idleNotifyDelay;
   private final Executor claimExecutor;
   private final PoolSchedulerBuilder.ClaimPool ownedPool; // null with the caller's executor
   private final String threadPrefix;
 
   private final DelayingQueue<Signal> signals;
+  private final Intake intake;
   private final ReadyPods ready;
-  private final RateLimiter<String> pollBackoff;
-
-  // Producers and claim threads hand requests to the scheduler's thread through these.
-  private final ConcurrentLinkedQueue<ClaimRequest> inbox = new ConcurrentLinkedQueue<>();
-  private final ConcurrentLinkedQueue<ClaimRequest> requeued = new ConcurrentLinkedQueue<>();
-  /** Read-held while adding to the inbox or requeue; write-held to close. */
-  private final ReentrantReadWriteLock closing = new ReentrantReadWriteLock();
-  private volatile boolean closed;
+  private final PollTimer poll;
+  private final IdleNotifications idle;
+  private final ClaimRunner claims;
   private final Object lifecycle = new Object();
   private Thread loopThread; // guarded by lifecycle
   private boolean started; // guarded by lifecycle
 
   // The scheduler's thread only.
   private final ArrayDeque<ClaimRequest> waiting = new ArrayDeque<>();
-  private long pollGeneration;
-  private boolean pollArmed;
   private boolean scaleUpRaised;
   private int handedOutThisPass;
 
   // Any thread.
-  private final AtomicInteger outstanding = new AtomicInteger();
-  private final AtomicInteger inflight = new AtomicInteger();
-  private final AtomicBoolean waitingForSlot = new AtomicBoolean();
-  private final AtomicBoolean idleArmed = new AtomicBoolean();
-  private final AtomicLong lastIdleNotify = new AtomicLong();
   private final AtomicBoolean scaleUpInFlight = new AtomicBoolean();
-  private final LongAdder enqueued = new LongAdder();
-  private final LongAdder rejected = new LongAdder();
-  private final AtomicLong claimed = new AtomicLong();
-  private final AtomicLong conflicts = new AtomicLong();
-  private final AtomicLong failed = new AtomicLong();
   private final AtomicLong timedOut = new AtomicLong();
   private final AtomicLong scaleUps = new AtomicLong();
   private final AtomicLong refreshes = new AtomicLong();
   private final AtomicLong polls = new AtomicLong();
-  private volatile long pollIntervalNanos;
-  private volatile long lastClaimNanos;
 
   PoolScheduler(PoolSchedulerBuilder b) {
     this.pool = b.pool;
     this.api = b.api;
     this.clock = b.clock;
-    this.reservationTtl = b.reservationTtl;
-    this.maxConcurrentClaims = b.maxConcurrentClaims;
-    this.requestBuffer = b.requestBuffer;
-    this.idleNotifyDelay = b.idleNotifyDelay;
     this.threadPrefix = "poolsched-" + pool;
     if (b.claimExecutor != null) {
       this.claimExecutor = b.claimExecutor;
       this.ownedPool = null;
     } else {
       // One thread more than the cap, so that the scale-up write never queues behind claims.
-      this.ownedPool = new PoolSchedulerBuilder.ClaimPool(threadPrefix, maxConcurrentClaims + 1);
+      this.ownedPool = new PoolSchedulerBuilder.ClaimPool(threadPrefix, b.maxConcurrentClaims + 1);
       this.claimExecutor = ownedPool.executor;
     }
     this.signals = WorkQueue.<Signal>builder().clock(clock).buildDelaying();
-    this.ready = new ReadyPods(clock, reservationTtl);
-    this.pollBackoff = RateLimiters.exponential(b.pollBase, b.pollMax);
+    this.intake = new Intake(b.requestBuffer, clock, signals);
+    this.ready = new ReadyPods(clock, b.reservationTtl);
+    this.poll = new PollTimer(b.pollBase, b.pollMax, signals);
+    this.idle = new IdleNotifications(clock, b.idleNotifyDelay, signals);
+    this.claims = new ClaimRunner(pool, api, clock, ready, signals, intake, b.reservationTtl,
+        b.maxConcurrentClaims, claimExecutor, this::expire);
   }
 
   /**
@@ -175,7 +123,7 @@ public final class PoolScheduler implements AutoCloseable {
    */
   public void start() {
     synchronized (lifecycle) {
-      if (closed) {
+      if (intake.isClosed()) {
         throw new IllegalStateException("pool " + pool + ": scheduler is shut down");
       }
       if (started) {
@@ -203,33 +151,7 @@ public final class PoolScheduler implements AutoCloseable {
     if (!request.markEnqueued()) {
       throw new IllegalStateException(request + " was enqueued already");
     }
-    closing.readLock().lock();
-    try {
-      if (closed || !takeBufferSlot()) {
-        request.unmarkEnqueued();
-        rejected.increment();
-        return false;
-      }
-      Duration timeout = request.timeout();
-      if (timeout != null) {
-        request.deadlineNanos = clock.nanoTime() + saturatedNanos(timeout);
-      }
-      request.result().whenComplete((claim, error) -> {
-        outstanding.decrementAndGet();
-        if (timeout != null) {
-          signals.cancel(new Expire(request));
-        }
-      });
-      if (timeout != null) {
-        signals.addAfter(new Expire(request), timeout);
-      }
-      inbox.add(request);
-    } finally {
-      closing.readLock().unlock();
-    }
-    enqueued.increment();
-    signals.add(Wake.REQUEST);
-    return true;
+    return intake.offer(request);
   }
 
   /**
@@ -239,10 +161,7 @@ public final class PoolScheduler implements AutoCloseable {
    * refresh per delay. Never blocks; ignored after shutdown.
    */
   public void notifyIdle() {
-    lastIdleNotify.set(clock.nanoTime());
-    if (idleArmed.compareAndSet(false, true)) {
-      signals.addAfter(Wake.IDLE, idleNotifyDelay);
-    }
+    idle.notifyIdle();
   }
 
   /**
@@ -250,15 +169,15 @@ public final class PoolScheduler implements AutoCloseable {
    * small allocation; safe from any thread.
    */
   public Snapshot snapshot() {
-    return new Snapshot(ready.readyCount(), outstanding.get(), ready.reservedCount(),
-        inflight.get(), enqueued.sum(), rejected.sum(), claimed.get(), conflicts.get(),
-        failed.get(), timedOut.get(), scaleUps.get(), refreshes.get(), polls.get(),
-        pollIntervalNanos, lastClaimNanos);
+    return new Snapshot(ready.readyCount(), intake.outstanding(), ready.reservedCount(),
+        claims.inflight(), intake.enqueued(), intake.rejected(), claims.claimed(),
+        claims.conflicts(), claims.failed(), timedOut.get(), scaleUps.get(), refreshes.get(),
+        polls.get(), poll.intervalNanos(), claims.lastClaimNanos());
   }
 
   /** Whether {@link #shutdown} has been called. */
   public boolean isShutdown() {
-    return closed;
+    return intake.isClosed();
   }
 
   /**
@@ -280,12 +199,7 @@ public final class PoolScheduler implements AutoCloseable {
     Objects.requireNonNull(timeout, "timeout");
     long deadline = System.nanoTime() + saturatedNanos(timeout);
     synchronized (lifecycle) {
-      closing.writeLock().lock();
-      try {
-        closed = true;
-      } finally {
-        closing.writeLock().unlock();
-      }
+      intake.close();
       signals.shutDown(); // wakes the loop; discards the wake-ups waiting for their time
       boolean loopStopped = true;
       Thread loop = loopThread;
@@ -314,7 +228,7 @@ public final class PoolScheduler implements AutoCloseable {
     try {
       while (true) {
         Optional<Signal> first = signals.get();
-        if (first.isEmpty() || closed) {
+        if (first.isEmpty() || intake.isClosed()) {
           return;
         }
         handle(first.get());
@@ -340,7 +254,7 @@ public final class PoolScheduler implements AutoCloseable {
       }
     }
     Optional<Signal> first = pollNow();
-    if (first.isEmpty() || closed) {
+    if (first.isEmpty() || intake.isClosed()) {
       return false;
     }
     handle(first.get());
@@ -361,31 +275,30 @@ public final class PoolScheduler implements AutoCloseable {
         next = more-- > 0 ? pollNow() : Optional.empty()) {
       Signal s = next.get();
       signals.done(s); // at once: a wake-up arriving from now on is queued again
-      if (s instanceof Wake w) {
+      if (s instanceof Signal.Wake w) {
         switch (w) {
           case REQUEST, CONFLICT -> resetBackoff = true;
           case IDLE -> {
             resetBackoff = true;
             refresh = true;
-            rearmIdleIfNotifiedSince();
+            idle.taken();
           }
           case CLAIM_FINISHED -> { }
         }
-      } else if (s instanceof Poll p) {
-        if (pollArmed && p.generation() == pollGeneration) {
-          pollArmed = false;
+      } else if (s instanceof Signal.Poll p) {
+        if (poll.fired(p)) {
           polls.incrementAndGet();
           refresh = true;
         }
-      } else if (s instanceof Recheck) {
+      } else if (s instanceof Signal.Recheck) {
         refresh = true;
-      } else if (s instanceof Expire e) {
+      } else if (s instanceof Signal.Expire e) {
         expire(e.request());
       }
     }
-    takeRequestsIn();
+    intake.drainTo(waiting);
     if (resetBackoff) {
-      resetBackoff();
+      poll.reset();
     }
     if (refresh) {
       refresh();
@@ -409,7 +322,7 @@ public final class PoolScheduler implements AutoCloseable {
         waiting.pollFirst();
         continue;
       }
-      if (atCap()) {
+      if (claims.atCap()) {
         return Outcome.CAPPED; // the next claim to finish wakes us
       }
       PodRef pod = ready.takeAndReserve();
@@ -422,7 +335,7 @@ public final class PoolScheduler implements AutoCloseable {
         return Outcome.STARVED;
       }
       waiting.pollFirst();
-      startClaim(request, pod);
+      claims.start(request, pod);
       handedOutThisPass++;
     }
   }
@@ -436,38 +349,23 @@ public final class PoolScheduler implements AutoCloseable {
    */
   private void afterDispatch(Outcome outcome, boolean gavePods) {
     if (gavePods) {
-      resetBackoff(); // pods were idle after all: the poll starts again from the base
+      poll.reset(); // pods were idle after all: the poll starts again from the base
     }
     switch (outcome) {
       case DRAINED -> {
-        resetBackoff();
+        poll.reset();
         scaleUpRaised = false;
       }
       case CAPPED -> { }
       case STARVED -> {
-        if (!pollArmed) {
-          armPoll();
+        if (!poll.isArmed()) {
+          poll.arm();
         }
         if (!scaleUpRaised) {
           scaleUpRaised = true;
           raiseScaleUp(waitingLive());
         }
       }
-    }
-  }
-
-  private void takeRequestsIn() {
-    if (!requeued.isEmpty()) { // conflicts go back to the head of the line, in their order
-      List<ClaimRequest> back = new ArrayList<>();
-      for (ClaimRequest r; (r = requeued.poll()) != null; ) {
-        back.add(r);
-      }
-      for (int i = back.size() - 1; i >= 0; i--) {
-        waiting.addFirst(back.get(i));
-      }
-    }
-    for (ClaimRequest r; (r = inbox.poll()) != null; ) {
-      waiting.addLast(r);
     }
   }
 
@@ -487,31 +385,6 @@ public final class PoolScheduler implements AutoCloseable {
       ready.admit(api.listIdle(pool));
     } catch (RuntimeException e) {
       log.warn("pool {}: listing idle pods failed; the poll will try again", pool, e);
-    }
-  }
-
-  private void resetBackoff() {
-    pollBackoff.forget(POLL_KEY);
-    if (pollArmed) {
-      signals.cancel(new Poll(pollGeneration));
-      pollArmed = false;
-    }
-    pollIntervalNanos = 0;
-  }
-
-  private void armPoll() {
-    Duration interval = pollBackoff.when(POLL_KEY); // 10 s, 20 s, ... capped at 5 min
-    pollGeneration++;
-    pollArmed = true;
-    pollIntervalNanos = interval.toNanos();
-    signals.addAfter(new Poll(pollGeneration), interval);
-  }
-
-  private void rearmIdleIfNotifiedSince() {
-    idleArmed.set(false);
-    long remaining = lastIdleNotify.get() + idleNotifyDelay.toNanos() - clock.nanoTime();
-    if (remaining > 0 && idleArmed.compareAndSet(false, true)) {
-      signals.addAfter(Wake.IDLE, Duration.ofNanos(remaining));
     }
   }
 
@@ -544,116 +417,7 @@ public final class PoolScheduler implements AutoCloseable {
     }
   }
 
-  // ---- claims ----------------------------------------------------------------------------
-
-  private void startClaim(ClaimRequest request, PodRef pod) {
-    request.claiming = true;
-    inflight.incrementAndGet();
-    try {
-      claimExecutor.execute(() -> runClaim(request, pod));
-    } catch (RejectedExecutionException e) {
-      request.claiming = false;
-      inflight.decrementAndGet();
-      ready.release(pod);
-      failed.incrementAndGet();
-      request.fail(ClaimException.Reason.API_ERROR, "the claim executor refused " + request, e);
-    }
-  }
-
-  /** The seed's {@code doCAS}. */
-  private void runClaim(ClaimRequest request, PodRef pod) {
-    boolean requeue = false;
-    try {
-      if (request.isDone()) { // withdrawn while it waited for a thread: the pod is untouched
-        ready.release(pod);
-        return;
-      }
-      request.attempts++;
-      ClaimOutcome outcome = Objects.requireNonNull(
-          api.claim(pool, pod, request), "PodApi.claim returned null");
-      if (outcome == ClaimOutcome.CLAIMED) {
-        lastClaimNanos = clock.nanoTime();
-        claimed.incrementAndGet();
-        if (!request.result().complete(new Claim(pool, pod, request.attempts))) {
-          log.warn("pool {}: {} was withdrawn while {} was being claimed for it; the pod"
-              + " stays claimed", pool, request, pod.name());
-        }
-      } else {
-        // The pod keeps its reservation (someone else may really have it); once the
-        // reservation runs out, look again in case it is still idle.
-        conflicts.incrementAndGet();
-        signals.addAfter(new Recheck(pod), reservationTtl);
-        requeue = true;
-      }
-    } catch (Throwable t) {
-      ready.release(pod);
-      failed.incrementAndGet();
-      request.fail(ClaimException.Reason.API_ERROR,
-          "claiming " + pod.name() + " for " + request + " failed", t);
-      if (t instanceof VirtualMachineError vme) {
-        throw vme;
-      }
-    } finally {
-      request.claiming = false;
-      if (requeue) {
-        requeue(request);
-      }
-      inflight.decrementAndGet();
-      if (waitingForSlot.compareAndSet(true, false)) {
-        signals.add(Wake.CLAIM_FINISHED);
-      }
-    }
-  }
-
-  /**
-   * Whether the cap is reached; if so, the next claim to finish sends a wake-up. The flag is
-   * set before the second look, so a claim finishing in between is either seen here or sees
-   * the flag.
-   */
-  private boolean atCap() {
-    if (inflight.get() < maxConcurrentClaims) {
-      return false;
-    }
-    waitingForSlot.set(true);
-    if (inflight.get() < maxConcurrentClaims) {
-      waitingForSlot.set(false); // a claim finished meanwhile (a spurious wake-up at worst)
-      return false;
-    }
-    return true;
-  }
-
-  private void requeue(ClaimRequest request) {
-    if (request.timeout() != null && clock.nanoTime() - request.deadlineNanos >= 0) {
-      expire(request);
-      return;
-    }
-    closing.readLock().lock();
-    try {
-      if (!closed) {
-        requeued.add(request);
-        signals.add(Wake.CONFLICT);
-        return;
-      }
-    } finally {
-      closing.readLock().unlock();
-    }
-    request.fail(ClaimException.Reason.SHUT_DOWN,
-        "pool " + pool + ": scheduler shut down while " + request + " was being retried", null);
-  }
-
   // ---- helpers ---------------------------------------------------------------------------
-
-  private boolean takeBufferSlot() {
-    while (true) {
-      int n = outstanding.get();
-      if (n >= requestBuffer) {
-        return false;
-      }
-      if (outstanding.compareAndSet(n, n + 1)) {
-        return true;
-      }
-    }
-  }
 
   private Optional<Signal> pollNow() {
     try {
@@ -671,12 +435,7 @@ public final class PoolScheduler implements AutoCloseable {
       all.addAll(waiting);
       waiting.clear();
     }
-    for (ClaimRequest r; (r = inbox.poll()) != null; ) {
-      all.add(r);
-    }
-    for (ClaimRequest r; (r = requeued.poll()) != null; ) {
-      all.add(r);
-    }
+    all.addAll(intake.takeAll());
     for (ClaimRequest r : all) {
       r.fail(ClaimException.Reason.SHUT_DOWN, message, null);
     }

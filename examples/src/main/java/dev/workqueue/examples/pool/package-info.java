@@ -22,7 +22,7 @@
  *
  * <p><b>Wake-ups are a {@code DelayingQueue<Signal>}.</b> Every reason to run a round (a
  * request arrived, a pod went idle 200 ms ago, the poll timer fired, a claim conflicted or
- * finished, a request timed out, a conflicted pod's reservation ran out) is an item added to
+ * freed a slot under the cap, a request timed out, a conflicted pod's reservation ran out) is an item added to
  * it, now or after a delay. The queue's dedup is what the seed gets from buffered channels of
  * size one: a thousand enqueues queue one {@code REQUEST}. The delayed items replace the
  * seed's timers and sleeping goroutines: the poll timer is an {@code addAfter} of a

@@ -22,15 +22,17 @@
  *
  * <p><b>Wake-ups are a {@code DelayingQueue<Signal>}.</b> Every reason to run a round (a
  * request arrived, a pod went idle 200 ms ago, the poll timer fired, a claim conflicted or
- * freed a slot under the cap, a request timed out, a conflicted pod's reservation ran out) is an item added to
- * it, now or after a delay. The queue's dedup is what the seed gets from buffered channels of
- * size one: a thousand enqueues queue one {@code REQUEST}. The delayed items replace the
- * seed's timers and sleeping goroutines: the poll timer is an {@code addAfter} of a
- * {@code Poll} item (a generation number makes a timer that was re-armed meanwhile harmless),
- * the idle delay an {@code addAfter} of {@code IDLE}. All of it runs on the injected clock,
- * so a test steps a {@code FakeClock} through the back-off without sleeping, and no thread is
- * started for it (the toolkit's timer pool serves every queue). The scheduler's thread takes
- * one wake-up, then every other one already queued, and acts once.
+ * freed a slot under the cap, a request timed out, a conflicted pod's reservation ran out) is
+ * an item added to it, now or after a delay. The queue's dedup is what the seed gets from
+ * buffered channels of size one: a thousand enqueues queue one {@code REQUEST}. The delayed
+ * items replace the seed's timers and sleeping goroutines: the poll timer is an
+ * {@code addAfter} of a {@code Poll} item (a generation number makes a timer that was re-armed
+ * meanwhile harmless), the idle delay an {@code addAfter} of {@code IDLE}. All of it runs on
+ * the injected clock, so a test steps a {@code FakeClock} through the back-off without
+ * sleeping, and no thread is started for it (the toolkit's timer pool serves every queue).
+ * The scheduler's thread takes one wake-up, then the others queued when the round began (not
+ * more: producers re-adding {@code REQUEST} as fast as it is taken would starve the round),
+ * and acts once: at most one listing of idle pods and one dispatch pass per round.
  *
  * <p><b>The ready queue is a {@code WorkQueue<PodRef>}.</b> A refresh adds every listed pod
  * that is not reserved; a pod already queued is not added again, so it keeps the place where

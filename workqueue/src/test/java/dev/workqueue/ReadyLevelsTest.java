@@ -80,7 +80,7 @@ class ReadyLevelsTest {
     long order = 0;
     for (int step = 0; step < 20_000; step++) {
       int op = random.nextInt(10);
-      if (op < 5 || model.isEmpty()) {
+      if (op < 4 || model.isEmpty()) {
         PriorityEntry<String> e = entry("e" + step, random.nextInt(-50, 50), step);
         r.append(e);
         model.add(new Ref(e, order++));

@@ -81,16 +81,17 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
   @Override
   public void add(T item) {
     requireItem(item);
-    if (!readyAtLeast(item, 0)) {
-      addNow(item, 0);
-    }
+    PriorityEntry<T> seen = entries.get(item);
+    if (seen == null || seen.readyPriority < 0) {
+      addNow(item, 0, seen);
+    } // else ready at priority 0 or higher: nothing to do (linearizes at the read)
   }
 
   @Override
   public void add(T item, AddOptions options) {
     requireItem(item);
     requireArg(options, "options");
-    long after = TimeMath.delayNanos(options.after());
+    long after = options.after().isZero() ? 0 : TimeMath.delayNanos(options.after());
     if (options.rateLimited()) {
       if (shuttingDown) {
         return; // do not count a requeue the queue will ignore
@@ -99,8 +100,11 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
       addDelayed(item, options.priority(), after == 0 ? limited : Math.min(after, limited));
     } else if (after > 0) {
       addDelayed(item, options.priority(), after);
-    } else if (!readyAtLeast(item, options.priority())) {
-      addNow(item, options.priority());
+    } else {
+      PriorityEntry<T> seen = entries.get(item);
+      if (seen == null || seen.readyPriority < options.priority()) {
+        addNow(item, options.priority(), seen);
+      }
     }
   }
 
@@ -120,18 +124,12 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
     addDelayed(item, 0, TimeMath.delayNanos(limiter.when(item)));
   }
 
-  /** Whether an add of {@code item} without delay at {@code priority} can be skipped. */
-  private boolean readyAtLeast(T item, int priority) {
-    PriorityEntry<T> e = entries.get(item);
-    // Linearizes at the read: the item was ready at this priority or higher then.
-    return e != null && e.readyPriority >= priority;
-  }
-
-  private void addNow(T item, int priority) {
+  /** An add without delay; {@code seen} is the item's entry read without the lock, or null. */
+  private void addNow(T item, int priority, PriorityEntry<T> seen) {
     lock.lock();
     try {
       if (!shuttingDown) {
-        addLocked(item, priority, 0);
+        addLocked(item, priority, 0, seen);
       }
     } finally {
       lock.unlock();
@@ -140,41 +138,54 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
 
   /** An add that asked for a delay (or a rate limit): counts a retry, even if the delay is 0. */
   private void addDelayed(T item, int priority, long delayNanos) {
+    PriorityEntry<T> seen = entries.get(item);
     lock.lock();
     try {
       if (!shuttingDown) {
         metrics.retried();
-        addLocked(item, priority, delayNanos);
+        addLocked(item, priority, delayNanos, seen);
       }
     } finally {
       lock.unlock();
     }
   }
 
-  /** Merges an add into what the queue holds for {@code item}: see the class table. */
-  private void addLocked(T item, int priority, long delayNanos) {
-    PriorityEntry<T> e = entries.get(item);
-    if (e == null) {
-      e = new PriorityEntry<>(item, priority);
-      entries.put(item, e);
-    } else if (e.pending == NONE) {
+  /**
+   * Merges an add into what the queue holds for {@code item}: see the class table.
+   * {@code seen} is the item's entry as read before the lock was taken: still its entry unless
+   * removed since (the map changes only under the lock), which saves a second lookup.
+   */
+  private void addLocked(T item, int priority, long delayNanos, PriorityEntry<T> seen) {
+    PriorityEntry<T> e = seen;
+    if (e == null || e.removed) {
+      PriorityEntry<T> fresh = new PriorityEntry<>(item, priority);
+      e = entries.putIfAbsent(item, fresh); // one map operation for a new item
+      if (e == null) {
+        place(fresh, delayNanos);
+        return;
+      }
+    }
+    if (e.pending == NONE) {
       e.priority = priority; // a new pending add; the processing round's priority is over
+      place(e, delayNanos);
     } else if (e.pending == WAITING) {
       e.priority = Math.max(e.priority, priority);
       if (delayNanos > 0) {
         if (waiting.offerEarliest(e, TimeMath.deadline(clock.nanoTime(), delayNanos))) {
           wakeup.rearm(waiting);
         }
-        return;
+      } else {
+        waiting.remove(e);
+        wakeup.rearm(waiting);
+        makeReady(e, readyNowLocked());
       }
-      waiting.remove(e);
-      wakeup.rearm(waiting);
-      makeReady(e, readyNowLocked());
-      return;
     } else {
       raise(e, priority); // READY or HELD: already ready, so the earliest time is kept
-      return;
     }
+  }
+
+  /** Puts an entry with nothing pending in the heap or, without delay, in line (or HELD). */
+  private void place(PriorityEntry<T> e, long delayNanos) {
     if (delayNanos > 0) {
       e.pending = WAITING;
       waiting.offerEarliest(e, TimeMath.deadline(clock.nanoTime(), delayNanos));
@@ -379,7 +390,7 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
       e.processing = false;
       metrics.finished(item);
       if (e.pending == NONE) {
-        entries.remove(item);
+        remove(e);
       } else if (e.pending == HELD) {
         // Dirty all along (depth and priority unchanged); it joins its line now.
         e.readySince = readyNowLocked();
@@ -395,6 +406,12 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Drops an entry with nothing pending and not processing from the map. */
+  private void remove(PriorityEntry<T> e) {
+    e.removed = true;
+    entries.remove(e.item);
   }
 
   private void warnUnpairedDone(T item) {
@@ -430,7 +447,7 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
           makeReady(e, readyNowLocked());
         }
       } else if (e == null || e.pending == NONE) {
-        addLocked(item, 0, nanos);
+        addLocked(item, 0, nanos, e);
       } // READY or HELD: a ready item stays ready
     } finally {
       lock.unlock();
@@ -450,7 +467,7 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
       wakeup.rearm(waiting);
       e.pending = NONE;
       if (!e.processing) {
-        entries.remove(item);
+        remove(e);
       }
       return true;
     } finally {
@@ -545,7 +562,7 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
       PriorityEntry<T> e = waiting.poll();
       e.pending = NONE;
       if (!e.processing) {
-        entries.remove(e.item);
+        remove(e);
       }
     }
     waiting.clear();

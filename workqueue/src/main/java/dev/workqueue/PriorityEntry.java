@@ -29,6 +29,8 @@ final class PriorityEntry<T> {
   int priority;
   byte pending;
   boolean processing;
+  /** Set when the entry leaves the queue's map; a fresh entry stands for the item after. */
+  boolean removed;
   /**
    * {@link #priority} while the pending add is READY or HELD, else {@link #NOT_READY}: an add
    * without delay at this priority or lower changes nothing then, and needs no lock. Written

@@ -44,8 +44,8 @@ import java.util.Optional;
  *
  * <pre>{@code
  * PriorityWorkQueue<String> queue = PriorityWorkQueue.create();
- * queue.add("default/initial", AddOptions.ofPriority(-100));   // initial list: low priority
- * queue.add("default/changed");                                 // priority 0: served first
+ * queue.add("default/initial", AddOptions.ofPriority(LOW_PRIORITY)); // initial list
+ * queue.add("default/changed");                                       // 0: served first
  * PriorityItem<String> next = queue.getWithPriority().orElseThrow();
  * try {
  *   reconcile(next.item());
@@ -64,6 +64,12 @@ import java.util.Optional;
  * @param <T> the item type
  */
 public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
+
+  /**
+   * -100: controller-runtime's {@code handler.LowPriority}, the priority its event handlers
+   * give objects from the initial list so that real changes go first.
+   */
+  int LOW_PRIORITY = -100;
 
   /**
    * A priority queue on the default controller limiter (exponential 5 ms to 1000 s per item,

@@ -45,8 +45,7 @@ final class ReadyLevels<T> {
 
   private final boolean trackAge;
   private int[] priorities = new int[4]; // descending
-  @SuppressWarnings("unchecked")
-  private Level<T>[] levels = new Level[4];
+  private Level<T>[] levels = newLevels(4);
   private int levelCount;
   private Level<T> top; // highest non-empty level, or null
   private Level<T> recent; // last level looked up, or null
@@ -56,6 +55,11 @@ final class ReadyLevels<T> {
 
   ReadyLevels(boolean trackAge) {
     this.trackAge = trackAge;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static <T> Level<T>[] newLevels(int n) {
+    return new Level[n];
   }
 
   int size() {

@@ -31,6 +31,10 @@ import org.junit.jupiter.api.Test;
  * the blocking {@code get}, which has no sequential specification. Promotion when delays end,
  * aging and the rate limiter need time to move; {@code PriorityWorkQueueTest} and
  * {@code PriorityWorkQueueStressTest} cover them.
+ *
+ * <p>Its operations take more steps than the work queue's, so each iteration costs more; the
+ * counts are a little lower than {@link DelayingQueueLincheckTest}'s to keep {@code mvn verify}
+ * at seconds. {@code STRESS_SCALE} multiplies them for a longer search.
  */
 @Tag("lincheck")
 @Param(name = "key", gen = IntGen.class, conf = "1:3")
@@ -96,7 +100,7 @@ public class PriorityWorkQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(4 * StressScale.factor())
+        .iterations(3 * StressScale.factor())
         .invocationsPerIteration(100)
         .sequentialSpecification(PriorityWorkQueueSpec.class)
         .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
@@ -110,8 +114,8 @@ public class PriorityWorkQueueLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(10 * StressScale.factor())
-        .invocationsPerIteration(300)
+        .iterations(6 * StressScale.factor())
+        .invocationsPerIteration(200)
         .sequentialSpecification(PriorityWorkQueueSpec.class)
         .check(getClass());
   }

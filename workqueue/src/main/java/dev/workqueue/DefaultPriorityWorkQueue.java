@@ -21,14 +21,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The priority queue. One map from item to {@link PriorityEntry} holds everything the queue
  * knows about an item (client-go's dirty and processing sets, controller-runtime's
- * {@code items} map and its locked set), so each operation costs one hash lookup. A pending
- * add is in exactly one place:
+ * {@code items} map and its locked set), so an operation costs one or two hash operations
+ * (a new item: a lookup and a {@code putIfAbsent}; {@code done}: a lookup, and a removal when
+ * nothing is pending). A pending add is in exactly one place:
  *
  * <pre>
- *   add(after &gt; 0) ──► WAITING (DelayHeap by ready time, one clock wake-up for its head)
+ *   add(after &gt; 0) ──► WAITING (DelayHeap by ready time; one clock wake-up for its head)
  *                         │ due: promoted in ready-time order
- *   add(after = 0) ──────►├──► READY (ReadyLevels: line of its priority [+ age line]) ──get──► processing
- *                         └──► HELD  (if processing: no line yet) ──done──► READY
+ *   add(after = 0) ──────►├──► READY (its priority's line [+ the age line]) ──get──► processing
+ *                         └──► HELD  (processing: no line yet) ──done──► READY
  * </pre>
  *
  * <p><b>Order of readiness.</b> Before any item joins a line, the items whose delay has
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p>Everything is guarded by {@link #lock}, except the add fast path: an add without delay of
  * an item that is already READY or HELD at an equal or higher priority changes nothing, and
  * reads {@link PriorityEntry#readyPriority} without the lock (the map is concurrent for that
- * reason, as in {@link DefaultWorkQueue}).
+ * reason, as in {@link DefaultWorkQueue}). An add that does take the lock reuses the entry it
+ * read before, unless that entry was removed meanwhile ({@link PriorityEntry#removed}).
  */
 final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
   private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);

@@ -3,22 +3,20 @@ package dev.workqueue;
 import static dev.workqueue.Items.requireArg;
 import static dev.workqueue.Items.requireItem;
 
-import dev.workqueue.clock.Cancellable;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 
 /**
  * The delaying layer over the basic queue, under the same lock: the waiting room is a
- * {@link DelayHeap}; one clock wake-up, armed for the head's ready time while anything waits,
- * moves every due item into the queue in one batch. Consumers promote due items too, before
- * they look at the queue, so a late timer thread never holds up a consumer that is running.
+ * {@link DelayHeap}; one clock wake-up ({@link DelayWakeup}), armed for the head's ready time
+ * while anything waits, moves every due item into the queue in one batch. Consumers promote
+ * due items too, before they look at the queue, so a late timer thread never holds up a
+ * consumer that is running.
  */
 class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQueue<T> {
   private final DelayHeap<T> waiting = new DelayHeap<>();
   private final boolean addSupersedesDelayed;
-  private Cancellable timer;
-  private long timerDeadline;
-  private long timerGeneration;
+  private final DelayWakeup wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked);
 
   DefaultDelayingQueue(WorkQueueBuilder<T> b) {
     super(b);
@@ -124,49 +122,21 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
     }
   }
 
-  /**
-   * Makes the wake-up fire no later than the head's ready time, and cancels it when nothing
-   * waits. A wake-up that fires early (its head was cancelled) finds nothing due and re-arms.
-   */
   private void rearmLocked() {
-    if (waiting.isEmpty()) {
-      cancelTimerLocked();
-      return;
-    }
-    long head = waiting.headReadyAt();
-    if (timer != null && timerDeadline - head <= 0) {
-      return;
-    }
-    cancelTimerLocked();
-    long generation = ++timerGeneration;
-    timerDeadline = head;
-    timer = clock.schedule(head, () -> onTimer(generation));
+    wakeup.rearm(waiting);
   }
 
-  private void cancelTimerLocked() {
-    if (timer != null) {
-      timer.cancel();
-      timer = null;
+  private void onWakeupLocked() {
+    if (shuttingDown) {
+      return;
     }
-  }
-
-  private void onTimer(long generation) {
-    lock.lock();
-    try {
-      if (generation != timerGeneration || shuttingDown) {
-        return; // replaced or cancelled after it started running
-      }
-      timer = null;
-      promoteDueLocked(clock.nanoTime());
-      rearmLocked();
-    } finally {
-      lock.unlock();
-    }
+    promoteDueLocked(clock.nanoTime());
+    rearmLocked();
   }
 
   @Override
   void onShutDown() {
     waiting.clear();
-    cancelTimerLocked();
+    wakeup.cancel();
   }
 }

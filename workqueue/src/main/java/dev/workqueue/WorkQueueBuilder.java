@@ -25,6 +25,8 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class WorkQueueBuilder<T> {
   static final Duration DEFAULT_METRICS_UPDATE_PERIOD = Duration.ofMillis(500);
+  /** The default aging threshold of priority queues. */
+  public static final Duration DEFAULT_AGING_THRESHOLD = Duration.ofMinutes(5);
 
   String name;
   Clock clock = Clock.system();
@@ -32,6 +34,7 @@ public final class WorkQueueBuilder<T> {
   QueueStorage<T> storage;
   long metricsUpdatePeriodNanos = DEFAULT_METRICS_UPDATE_PERIOD.toNanos();
   boolean addSupersedesDelayed;
+  long agingThresholdNanos = DEFAULT_AGING_THRESHOLD.toNanos(); // 0 = off
   private boolean clockSet;
   private ScheduledExecutorService scheduler;
 
@@ -77,6 +80,32 @@ public final class WorkQueueBuilder<T> {
    */
   public WorkQueueBuilder<T> addSupersedesDelayed(boolean supersedes) {
     this.addSupersedesDelayed = supersedes;
+    return this;
+  }
+
+  /**
+   * Priority queues only: an item that has been ready for {@code threshold} is served ahead of
+   * every priority (oldest first), so no item starves under steady higher-priority load.
+   * Default: on, 5 minutes ({@link #DEFAULT_AGING_THRESHOLD}); see {@link PriorityWorkQueue}
+   * for why. Delays beyond about 146 years are clamped.
+   *
+   * @throws IllegalArgumentException if {@code threshold} is not positive
+   */
+  public WorkQueueBuilder<T> agingThreshold(Duration threshold) {
+    Items.requireArg(threshold, "threshold");
+    if (threshold.isNegative() || threshold.isZero()) {
+      throw new IllegalArgumentException("threshold must be positive, was " + threshold);
+    }
+    this.agingThresholdNanos = TimeMath.delayNanos(threshold);
+    return this;
+  }
+
+  /**
+   * Priority queues only: no aging, strict priority order as in controller-runtime: an item
+   * waits as long as higher-priority items keep coming.
+   */
+  public WorkQueueBuilder<T> disableAging() {
+    this.agingThresholdNanos = 0;
     return this;
   }
 
@@ -128,6 +157,24 @@ public final class WorkQueueBuilder<T> {
     return new DefaultRateLimitingQueue<>(this, limiter);
   }
 
+  /**
+   * A priority queue with these settings, asking {@code limiter} for the delay of rate-limited
+   * adds. {@link #storage} does not apply (the queue keeps its own lines by priority) and
+   * {@link #addSupersedesDelayed} is always on for it (controller-runtime's rule: an add
+   * without delay makes a waiting item ready now).
+   *
+   * @throws IllegalStateException if a {@link #storage} was set
+   */
+  public PriorityWorkQueue<T> buildPriority(RateLimiter<? super T> limiter) {
+    Items.requireArg(limiter, "limiter");
+    if (storage != null) {
+      throw new IllegalStateException(
+          "storage(...) does not apply to a priority queue, which orders items itself");
+    }
+    resolveClock();
+    return new DefaultPriorityWorkQueue<>(this, limiter);
+  }
+
   private void resolveClock() {
     if (scheduler != null) {
       if (clockSet) {
@@ -151,5 +198,13 @@ public final class WorkQueueBuilder<T> {
     }
     return new LiveQueueMetrics<>(
         name, metricsProvider, clock, metricsUpdatePeriodNanos, queueLock);
+  }
+
+  /** The depth-by-priority gauges of a named priority queue, or null when none are recorded. */
+  PriorityDepthMetric newPriorityDepthMetric() {
+    if (name == null || metricsProvider == MetricsProvider.noop()) {
+      return null;
+    }
+    return new PriorityDepthMetric(metricsProvider, name);
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiter;
 import java.time.Duration;
@@ -19,7 +20,9 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Bad input and calls out of order, as a table: each row is a call on a fresh
- * {@link RateLimitingQueue} (running, or shut down first), the documented result (an exception
+ * {@link RateLimitingQueue} (running, or shut down first), run against both the client-go queue
+ * and the {@link PriorityWorkQueue} (which is one), plus rows for the priority queue's own
+ * calls; the documented result (an exception
  * whose message names the argument, a return value, or a no-op with the state it leaves), and
  * then the check that the queue still works: a fresh item can be added and taken while the
  * queue runs, and nothing comes back to life once it is shut down.
@@ -39,26 +42,39 @@ class BadInputTest {
   private static final Duration HUGE_NEGATIVE = Duration.ofSeconds(Long.MIN_VALUE);
   private static final Duration HUNDRED_YEARS = Duration.ofDays(36_525);
 
-  /** A queue on a fake clock with a limiter that answers 10 ms and counts its calls. */
+  /**
+   * A queue on a fake clock with a limiter that answers 10 ms and counts its calls: a plain
+   * rate-limiting queue, or a priority queue.
+   */
   static final class Fixture {
     final FakeClock clock = new FakeClock();
     int limiterCalls;
-    final RateLimitingQueue<String> q = WorkQueue.<String>builder().clock(clock)
-        .buildRateLimiting(new RateLimiter<String>() {
-          @Override
-          public Duration when(String item) {
-            limiterCalls++;
-            return Duration.ofMillis(10);
-          }
+    final RateLimiter<String> limiter = new RateLimiter<>() {
+      @Override
+      public Duration when(String item) {
+        limiterCalls++;
+        return Duration.ofMillis(10);
+      }
 
-          @Override
-          public void forget(String item) {}
+      @Override
+      public void forget(String item) {}
 
-          @Override
-          public int numRequeues(String item) {
-            return 0;
-          }
-        });
+      @Override
+      public int numRequeues(String item) {
+        return 0;
+      }
+    };
+    final RateLimitingQueue<String> q;
+
+    Fixture(boolean priority) {
+      WorkQueueBuilder<String> b = WorkQueue.<String>builder().clock(clock);
+      q = priority ? b.buildPriority(limiter) : b.buildRateLimiting(limiter);
+    }
+
+    /** The queue as a priority queue; only in {@link #priorityRows()}. */
+    PriorityWorkQueue<String> pq() {
+      return (PriorityWorkQueue<String>) q;
+    }
 
     Optional<String> take() throws InterruptedException {
       return q.poll(Duration.ZERO);
@@ -267,14 +283,71 @@ class BadInputTest {
             })));
   }
 
-  @TestFactory
-  Stream<DynamicTest> everyBadInputHasADocumentedResult_andTheQueueKeepsWorking() {
-    return rows().stream().map(row -> dynamicTest(row.name(),
-        () -> assertTimeoutPreemptively(Duration.ofSeconds(10), () -> check(row))));
+  /** Calls only a priority queue has, and the checks of its options and builder settings. */
+  static List<Row> priorityRows() {
+    Duration second = Duration.ofSeconds(1);
+    AddOptions none = AddOptions.DEFAULT;
+    return List.of(
+        new Row("add(null, options)", RUNNING, v(f -> f.pq().add(null, none)), npe("item")),
+        new Row("add(x, null)", RUNNING, v(f -> f.pq().add("x", null)), npe("options")),
+        new Row("add(x, null) after shutDown", SHUT_DOWN, v(f -> f.pq().add("x", null)),
+            npe("options")),
+        new Row("pollWithPriority(null)", RUNNING, f -> f.pq().pollWithPriority(null),
+            npe("timeout")),
+        new Row("new AddOptions(0, null, false)", RUNNING,
+            f -> new AddOptions(0, null, false), npe("after")),
+        new Row("AddOptions with a negative after", RUNNING,
+            f -> none.withAfter(Duration.ofSeconds(-1)),
+            new Expect(IllegalArgumentException.class, "after must not be negative, was PT-1S",
+                null, f -> {})),
+        new Row("builder agingThreshold(0)", RUNNING,
+            f -> WorkQueue.<String>builder().agingThreshold(Duration.ZERO),
+            new Expect(IllegalArgumentException.class, "threshold must be positive, was PT0S",
+                null, f -> {})),
+        new Row("builder agingThreshold(null)", RUNNING,
+            f -> WorkQueue.<String>builder().agingThreshold(null), npe("threshold")),
+        new Row("builder buildPriority(null)", RUNNING,
+            f -> WorkQueue.<String>builder().buildPriority(null), npe("limiter")),
+        new Row("builder buildPriority with a storage", RUNNING,
+            f -> WorkQueue.<String>builder().storage(QueueStorage.fifo())
+                .buildPriority(f.limiter),
+            new Expect(IllegalStateException.class,
+                "storage(...) does not apply to a priority queue, which orders items itself",
+                null, f -> {})),
+        new Row("add(x, Integer.MIN_VALUE and MAX_VALUE priorities) work", RUNNING, v(f -> {
+              f.pq().add("low", AddOptions.ofPriority(Integer.MIN_VALUE));
+              f.pq().add("high", AddOptions.ofPriority(Integer.MAX_VALUE));
+            }), noOp(queuedNow("high", "low"))),
+        new Row("add(x, after ofSeconds(Long.MAX_VALUE)) waits, clamped", RUNNING,
+            v(f -> f.pq().add("x", none.withAfter(HUGE))),
+            noOp(waitsStill("x", HUNDRED_YEARS))),
+        new Row("add(x, rateLimited) after shutDown is ignored and does not ask the limiter",
+            SHUT_DOWN, v(f -> f.pq().add("x", none.withRateLimited(true))), noOp(f -> {
+              assertEquals(0, f.limiterCalls, "limiter calls");
+              empty().run(f);
+            })),
+        new Row("add(x, after 1s) after shutDown is ignored", SHUT_DOWN,
+            v(f -> f.pq().add("x", none.withAfter(second))), noOp(empty())),
+        new Row("getWithPriority after shutDown returns empty at once", SHUT_DOWN,
+            f -> f.pq().getWithPriority(), returns(Optional.empty(), empty())),
+        new Row("reschedule(x, 1s) of a ready x leaves it ready", f -> f.q.add("x"),
+            v(f -> f.q.reschedule("x", second)), noOp(queuedNow("x"))));
   }
 
-  private static void check(Row row) throws Exception {
-    Fixture f = new Fixture();
+  @TestFactory
+  Stream<DynamicTest> everyBadInputHasADocumentedResult_andTheQueueKeepsWorking() {
+    Stream<DynamicTest> both = Stream.of(false, true).flatMap(priority -> rows().stream()
+        .map(row -> test(row, priority)));
+    return Stream.concat(both, priorityRows().stream().map(row -> test(row, true)));
+  }
+
+  private static DynamicTest test(Row row, boolean priority) {
+    return dynamicTest((priority ? "priority queue: " : "") + row.name(),
+        () -> assertTimeoutPreemptively(Duration.ofSeconds(10), () -> check(row, priority)));
+  }
+
+  private static void check(Row row, boolean priority) throws Exception {
+    Fixture f = new Fixture(priority);
     row.setup().run(f);
     Expect expect = row.expect();
     if (expect.thrown() != null) {

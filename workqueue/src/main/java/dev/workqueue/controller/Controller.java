@@ -55,6 +55,17 @@ public interface Controller<T> extends AutoCloseable {
   void addAfter(T key, Duration delay);
 
   /**
+   * Enqueues {@code key} with a priority, a delay or a rate limit: on a controller whose queue
+   * is a {@link dev.workqueue.PriorityWorkQueue} ({@link ControllerBuilder#priorityQueue}),
+   * that queue's {@code add(key, options)}. On any other queue the priority is ignored:
+   * {@code rateLimited} means {@code addRateLimited} (the limiter's delay alone), otherwise
+   * {@code addAfter(after)}, or {@code add} when {@code after} is zero. Ignored while stopped.
+   *
+   * @throws NullPointerException if {@code key} or {@code options} is null
+   */
+  void add(T key, dev.workqueue.PriorityWorkQueue.AddOptions options);
+
+  /**
    * Stops: no new reconcile starts (unless draining: then the queued keys are worked off
    * first), running reconciles finish, workers exit. Waits up to {@code timeout} (on the
    * controller's clock); at the deadline the workers still reconciling are interrupted and

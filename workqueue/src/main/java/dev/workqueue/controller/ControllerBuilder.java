@@ -2,6 +2,7 @@ package dev.workqueue.controller;
 
 import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.WorkQueue;
+import dev.workqueue.WorkQueueBuilder;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.ControllerMetricsProvider;
@@ -36,6 +37,7 @@ public final class ControllerBuilder<T> {
   int maxRetries = -1; // -1 = unlimited
   DroppedKeyHandler<? super T> droppedKeyHandler;
   boolean drainOnStop;
+  boolean priorityQueue;
   Duration stopTimeout = Duration.ofSeconds(30);
 
   ControllerBuilder(String name) {
@@ -85,12 +87,26 @@ public final class ControllerBuilder<T> {
   }
 
   /**
-   * The queue, made afresh at build and at every restart. Default: a rate-limiting queue
-   * named after the controller, on {@link #rateLimiter} and {@link #clock}, with
-   * {@link #queueMetricsProvider}.
+   * The queue, made afresh at build and at every restart. Default: a rate-limiting queue (or a
+   * priority queue, see {@link #priorityQueue}) named after the controller, on
+   * {@link #rateLimiter} and {@link #clock}, with {@link #queueMetricsProvider}. A supplier of
+   * {@link dev.workqueue.PriorityWorkQueue}s gets the priority handling too.
    */
   public ControllerBuilder<T> queue(Supplier<? extends RateLimitingQueue<T>> factory) {
     this.queueFactory = Objects.requireNonNull(factory, "factory must not be null");
+    return this;
+  }
+
+  /**
+   * Whether the default queue is a {@link dev.workqueue.PriorityWorkQueue} (controller-runtime's
+   * {@code UsePriorityQueue}, its default since v0.23) instead of a plain rate-limiting queue:
+   * keys added with {@link Controller#add(Object, dev.workqueue.PriorityWorkQueue.AddOptions)}
+   * are reconciled highest priority first, and requeues keep their priority. Same limiter,
+   * clock and metrics as the default queue; aging on at its default threshold. Default false,
+   * the client-go queue.
+   */
+  public ControllerBuilder<T> priorityQueue(boolean usePriorityQueue) {
+    this.priorityQueue = usePriorityQueue;
     return this;
   }
 
@@ -179,9 +195,10 @@ public final class ControllerBuilder<T> {
       throw new IllegalStateException("reconciler(...) is required");
     }
     if (queueFactory != null
-        && (rateLimiter != null || queueMetrics != MetricsProvider.noop())) {
-      throw new IllegalStateException("rateLimiter(...) and queueMetricsProvider(...) configure"
-          + " the default queue; with queue(...) configure the queue there");
+        && (rateLimiter != null || queueMetrics != MetricsProvider.noop() || priorityQueue)) {
+      throw new IllegalStateException("rateLimiter(...), queueMetricsProvider(...) and"
+          + " priorityQueue(...) configure the default queue; with queue(...) configure the"
+          + " queue there");
     }
     if (threadFactory != null && executor != null) {
       throw new IllegalStateException("set threadFactory(...) or executor(...), not both");
@@ -196,8 +213,13 @@ public final class ControllerBuilder<T> {
     RateLimiter<? super T> shared = rateLimiter;
     Clock c = clock;
     MetricsProvider p = queueMetrics;
-    return () -> WorkQueue.<T>builder().name(name).clock(c).metricsProvider(p)
-        .buildRateLimiting(shared != null ? shared : RateLimiters.defaultControllerRateLimiter(c));
+    boolean priority = priorityQueue;
+    return () -> {
+      WorkQueueBuilder<T> b = WorkQueue.<T>builder().name(name).clock(c).metricsProvider(p);
+      RateLimiter<? super T> limiter =
+          shared != null ? shared : RateLimiters.defaultControllerRateLimiter(c);
+      return priority ? b.buildPriority(limiter) : b.buildRateLimiting(limiter);
+    };
   }
 
   ThreadFactory resolvedThreadFactory() {

@@ -1,5 +1,8 @@
 package dev.workqueue.controller;
 
+import dev.workqueue.PriorityItem;
+import dev.workqueue.PriorityWorkQueue;
+import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.clock.Cancellable;
 import dev.workqueue.clock.Clock;
@@ -28,6 +31,10 @@ import org.slf4j.LoggerFactory;
  * what they are reconciling; stop ends the run. The worker loop is {@code get} → reconcile →
  * one outcome → {@code done}, where {@code done} is in a {@code finally} so no outcome, not
  * even a fatal {@code Error}, leaves a key stuck in the processing set.
+ *
+ * <p>On a {@link PriorityWorkQueue} the workers take keys with their priority and requeue them
+ * at that priority (or the one the {@link Result} sets), as controller-runtime does: a retry
+ * keeps its place in line instead of falling back to priority 0.
  */
 final class DefaultController<T> implements Controller<T> {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
@@ -101,6 +108,21 @@ final class DefaultController<T> implements Controller<T> {
   @Override
   public void addAfter(T key, Duration delay) {
     queue.addAfter(key, delay);
+  }
+
+  @Override
+  public void add(T key, AddOptions options) {
+    java.util.Objects.requireNonNull(options, "options must not be null");
+    RateLimitingQueue<T> q = queue;
+    if (q instanceof PriorityWorkQueue<T> pq) {
+      pq.add(key, options);
+    } else if (options.rateLimited()) {
+      q.addRateLimited(key);
+    } else if (options.after().isZero()) {
+      q.add(key);
+    } else {
+      q.addAfter(key, options.after());
+    }
   }
 
   /** The current queue, for tests in this package. */
@@ -187,9 +209,23 @@ final class DefaultController<T> implements Controller<T> {
     r.threads.add(self);
     try {
       while (!r.forced) {
-        Optional<T> next;
+        T key;
+        int priority = 0;
         try {
-          next = r.queue.get();
+          if (r.queue instanceof PriorityWorkQueue<T> pq) {
+            Optional<PriorityItem<T>> next = pq.getWithPriority();
+            if (next.isEmpty()) {
+              return;
+            }
+            key = next.get().item();
+            priority = next.get().priority();
+          } else {
+            Optional<T> next = r.queue.get();
+            if (next.isEmpty()) {
+              return;
+            }
+            key = next.get();
+          }
         } catch (InterruptedException e) {
           if (r.stopping) {
             return;
@@ -198,10 +234,6 @@ final class DefaultController<T> implements Controller<T> {
               self.getName());
           return;
         }
-        if (next.isEmpty()) {
-          return;
-        }
-        T key = next.get();
         if (r.stopping && !drainOnStop) {
           r.queue.done(key); // stopping without drain: the queued rest is dropped
           return;
@@ -209,7 +241,7 @@ final class DefaultController<T> implements Controller<T> {
         r.running.put(self, key);
         activeWorkersGauge.set(activeWorkers.incrementAndGet());
         try {
-          reconcileOnce(r.queue, key);
+          reconcileOnce(r.queue, key, priority);
         } finally {
           activeWorkersGauge.set(activeWorkers.decrementAndGet());
           r.running.remove(self);
@@ -225,7 +257,7 @@ final class DefaultController<T> implements Controller<T> {
   }
 
   /** One reconcile and its outcome; {@code done} always. */
-  private void reconcileOnce(RateLimitingQueue<T> q, T key) {
+  private void reconcileOnce(RateLimitingQueue<T> q, T key, int priority) {
     long start = clock.nanoTime();
     Watchdog watchdog = reconcileTimeoutNanos > 0 ? new Watchdog(Thread.currentThread()) : null;
     Cancellable timer = watchdog == null ? null
@@ -260,7 +292,7 @@ final class DefaultController<T> implements Controller<T> {
       }
     }
     try {
-      applyOutcome(q, key, result, failure);
+      applyOutcome(q, key, priority, result, failure);
     } finally {
       reconcileTime.observe(TimeMath.toSeconds(clock.nanoTime() - start));
       q.done(key);
@@ -270,7 +302,8 @@ final class DefaultController<T> implements Controller<T> {
     }
   }
 
-  private void applyOutcome(RateLimitingQueue<T> q, T key, Result result, Throwable failure) {
+  private void applyOutcome(RateLimitingQueue<T> q, T key, int priority, Result result,
+      Throwable failure) {
     if (failure instanceof TerminalException) {
       errors.inc();
       errorsTotal.inc();
@@ -287,17 +320,31 @@ final class DefaultController<T> implements Controller<T> {
       } else {
         log.error("controller {}: reconcile of {} failed; retrying with back-off", name, key,
             failure);
-        q.addRateLimited(key);
+        requeueRateLimited(q, key, priority);
       }
-    } else if (result == null || result.equals(Result.success())) {
+    } else if (result == null || result.isSuccess()) {
       successes.inc();
       q.forget(key);
     } else if (result.requeueAfterDelay() != null) {
       requeuesAfter.inc();
       q.forget(key);
-      q.addAfter(key, result.requeueAfterDelay());
+      if (q instanceof PriorityWorkQueue<T> pq) {
+        pq.add(key, AddOptions.ofPriority(result.priority().orElse(priority))
+            .withAfter(result.requeueAfterDelay()));
+      } else {
+        q.addAfter(key, result.requeueAfterDelay());
+      }
     } else {
       requeues.inc();
+      requeueRateLimited(q, key, result.priority().orElse(priority));
+    }
+  }
+
+  /** {@code addRateLimited}, at {@code priority} on a priority queue. */
+  private static <T> void requeueRateLimited(RateLimitingQueue<T> q, T key, int priority) {
+    if (q instanceof PriorityWorkQueue<T> pq) {
+      pq.add(key, AddOptions.ofPriority(priority).withRateLimited(true));
+    } else {
       q.addRateLimited(key);
     }
   }

@@ -20,7 +20,9 @@ package dev.workqueue.controller;
  *       {@code forget}</td></tr>
  * </table>
  *
- * and {@code done} always. A reconciler should be idempotent: a key is reconciled again after
+ * and {@code done} always. On a {@link dev.workqueue.PriorityWorkQueue} every requeue is at the
+ * priority the key was handed out at, unless the result sets one ({@link Result#withPriority}).
+ * A reconciler should be idempotent: a key is reconciled again after
  * any failure, and may be reconciled again after a success if it changed meanwhile.
  *
  * @param <T> the key type

@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * can read them back exactly: counters as counts, gauges as their last value, histograms as
  * the full list of observations. Keyed by queue name and metric name (the constants of
  * {@link MetricsProvider}); a controller's metrics are kept under the controller's name, with
- * the result of {@code reconcile_total} appended as {@code controller_runtime_reconcile_total{result=success}}.
+ * the result of {@code reconcile_total} appended as {@code controller_runtime_reconcile_total{result=success}},
+ * and a priority queue's depth by priority as {@code workqueue_depth{priority=5}} (see
+ * {@link #depthWithPriority}).
  *
  * <p>Thread-safe. Histograms keep every observation: for tests and short demos, not for
  * production.
@@ -126,6 +128,19 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
   @Override
   public Counter newRetriesMetric(String name) {
     return counter(RETRIES, name);
+  }
+
+  @Override
+  public Gauge newDepthWithPriorityMetric(String name, String priority) {
+    return gauge(depthWithPriority(priority), name);
+  }
+
+  /**
+   * The metric name under which {@link #newDepthWithPriorityMetric} records {@code priority}:
+   * {@code workqueue_depth{priority=5}}; read it with {@link #value}.
+   */
+  public static String depthWithPriority(String priority) {
+    return DEPTH + "{" + PRIORITY_LABEL + "=" + priority + "}";
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.workqueue.controller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
 import java.util.List;
@@ -10,14 +11,19 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Many workers, few hot keys, random outcomes: a key is never reconciled twice at once. */
+/**
+ * Many workers, few hot keys, random outcomes: a key is never reconciled twice at once. Run on
+ * the default queue and on the priority queue (keys added at random priorities).
+ */
 class ControllerStressTest {
   private static final int KEYS = 8;
 
-  @Test
-  void hotKeys_areNeverReconciledByTwoWorkersAtOnce() throws Exception {
+  @ParameterizedTest(name = "priorityQueue={0}")
+  @ValueSource(booleans = {false, true})
+  void hotKeys_areNeverReconciledByTwoWorkersAtOnce(boolean priorityQueue) throws Exception {
     int scale = Integer.parseInt(System.getProperty("stress.scale",
         System.getenv().getOrDefault("STRESS_SCALE", "1")));
     int adds = 20_000 * scale;
@@ -28,6 +34,7 @@ class ControllerStressTest {
         .workers(8)
         .rateLimiter(RateLimiters.exponential(Duration.ofNanos(1000), Duration.ofMillis(1)))
         .drainOnStop(true)
+        .priorityQueue(priorityQueue)
         .reconciler(key -> {
           if (busy.getAndIncrement(key) != 0) {
             violations.add("key " + key + " reconciled by two workers at once");
@@ -55,7 +62,12 @@ class ControllerStressTest {
     for (int p = 0; p < producers.length; p++) {
       producers[p] = new Thread(() -> {
         for (int i = 0; i < adds; i++) {
-          controller.add(ThreadLocalRandom.current().nextInt(KEYS));
+          int key = ThreadLocalRandom.current().nextInt(KEYS);
+          if (priorityQueue) {
+            controller.add(key, AddOptions.ofPriority(ThreadLocalRandom.current().nextInt(4)));
+          } else {
+            controller.add(key);
+          }
           if ((i & 15) == 0) {
             Thread.yield();
           }
@@ -67,7 +79,7 @@ class ControllerStressTest {
       t.join();
     }
     StopResult<Integer> stopped = controller.stop(Duration.ofSeconds(60));
-    System.out.printf("Controller stress: %d adds, %d reconciles, %d violations%n",
+    System.out.printf("Controller stress (priorityQueue=" + priorityQueue + "): %d adds, %d reconciles, %d violations%n",
         3L * adds, reconciles.get(), violations.size());
     assertTrue(stopped.completed(), "stopped in time");
     assertEquals(List.of(), List.copyOf(violations));

@@ -122,6 +122,7 @@ public final class ResultsReport {
     delayedTables(chartPath.contains("/")
         ? chartPath.substring(0, chartPath.lastIndexOf('/') + 1) + "lateness.svg"
         : "lateness.svg");
+    priorityTable();
     baselineTable();
     new Bars(results, md, profile).write();
     return md.toString();
@@ -349,6 +350,53 @@ public final class ResultsReport {
 
   private static String micros(Optional<Figure> f) {
     return f.map(x -> String.format(Locale.ROOT, "%.1f", x.median())).orElse("–");
+  }
+
+  /**
+   * The priority queue beside {@code PriorityBlockingQueue}, same run: one row per scenario and
+   * resident count, with the toolkit ÷ PBQ ratio of the times and both allocations.
+   */
+  private void priorityTable() {
+    md.append("## Priority queue\n\n")
+        .append("Five priority levels drawn at random per add; `resident` items stay queued. "
+            + "One thread: take the next item, `done`, add it back at a fresh priority (PBQ: "
+            + "poll, offer). Two threads: each adds a key of its own, then takes one item "
+            + "without waiting and `done`s it (PBQ: offer, poll; its FIFO sequence number is a "
+            + "shared `AtomicLong`). PBQ entries are (key, priority, sequence) records: no "
+            + "de-duplication, no processing set, no delays. `PriorityQueueBenchmark`.\n\n")
+        .append("| scenario | resident | toolkit `PriorityWorkQueue` (ns/op) | "
+            + "`PriorityBlockingQueue` (ns/op) | toolkit ÷ PBQ | alloc toolkit / PBQ (B/op) |\n")
+        .append("|---|---:|---:|---:|---:|---:|\n");
+    String b = "PriorityQueueBenchmark.";
+    String[][] scenarios = {
+        {"add + get + done, 1 thread", "toolkitAddGetDone_1t", "pbqPollOffer_1t"},
+        {"add + poll + done, 2 threads", "toolkitAddPollDone_2t", "pbqOfferPoll_2t"}};
+    boolean any = false;
+    for (String[] sc : scenarios) {
+      for (String n : List.of("1", "1000")) {
+        Optional<Figure> t = results.findParam(b + sc[1], "", "resident", n);
+        Optional<Figure> q = results.findParam(b + sc[2], "", "resident", n);
+        if (t.isEmpty() && q.isEmpty()) {
+          continue;
+        }
+        any = true;
+        Optional<Figure> ta = results.findParam(b + sc[1], "gc.alloc.rate.norm", "resident", n);
+        Optional<Figure> qa = results.findParam(b + sc[2], "gc.alloc.rate.norm", "resident", n);
+        String ratio = t.isPresent() && q.isPresent()
+            ? ratio(t.get().median() / q.get().median()) : "–";
+        String alloc = ta.isEmpty() && qa.isEmpty() ? "–"
+            : ta.map(x -> Unit.BYTES.show(x.median())).orElse("–") + " / "
+                + qa.map(x -> Unit.BYTES.show(x.median())).orElse("–");
+        md.append("| ").append(sc[0]).append(" | ").append(n).append(" | ")
+            .append(t.map(x -> withError(x, Unit.NS)).orElse("–")).append(" | ")
+            .append(q.map(x -> withError(x, Unit.NS)).orElse("–")).append(" | ")
+            .append(ratio).append(" | ").append(alloc).append(" |\n");
+      }
+    }
+    if (!any) {
+      md.append("| not measured in this run | | | | | |\n");
+    }
+    md.append('\n');
   }
 
   /** Baselines measured now for toolkit parts that do not exist yet. */

@@ -42,6 +42,20 @@ class ResultsReportTest {
   }
 
   @Test
+  void priorityQueueFigures_standBesideThePbqBaseline_withTheirRatio() {
+    String json = "[" + String.join(",",
+        result("PriorityQueueBenchmark.toolkitAddGetDone_1t", "x", "ns/op", 90, alloc(24))
+            .replace("{\"queue\":\"x\"}", "{\"resident\":\"1000\"}"),
+        result("PriorityQueueBenchmark.pbqPollOffer_1t", "x", "ns/op", 120, alloc(32))
+            .replace("{\"queue\":\"x\"}", "{\"resident\":\"1000\"}")) + "]";
+    String md = new ResultsReport(new JmhResults(json), "full")
+        .markdown(FileTime.fromMillis(0), "results/handoff.svg");
+    assertTrue(md.contains("| add + get + done, 1 thread | 1000 | 90.0 | 120.0 | 0.75× | 24 / 32 |"),
+        md);
+    assertTrue(!md.contains("| add + poll + done, 2 threads |"), "absent figures: no row");
+  }
+
+  @Test
   void chart_isWellFormedSvgEvenWithoutFigures() {
     String svg = HandOffChart.svg(new JmhResults("[]"), "quick");
     assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);

@@ -1,0 +1,18 @@
+package dev.workqueue;
+
+/**
+ * An item handed out by {@link PriorityWorkQueue#getWithPriority}, with the priority it was
+ * queued at: controller-runtime's {@code GetWithPriority} result. A reconcile loop passes the
+ * priority back when it requeues the item, so a retry keeps its place in line.
+ *
+ * @param item the item; pass it to {@link WorkQueue#done}
+ * @param priority its priority when it was handed out (higher is served first)
+ * @param <T> the item type
+ */
+public record PriorityItem<T>(T item, int priority) {
+
+  /** @throws NullPointerException if {@code item} is null */
+  public PriorityItem {
+    Items.requireItem(item);
+  }
+}

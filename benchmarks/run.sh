@@ -27,6 +27,13 @@ if [[ ! -f "$jar" ]] || [[ -n "$(find pom.xml */pom.xml */src -newer "$jar" -typ
   mvn -B -q -ntp -pl benchmarks -am package -DskipTests
 fi
 
+# Run from a copy: JMH forks load the jar when they start, so a rebuild during a long run
+# (`mvn verify` packages it) would otherwise change the code under test mid-run.
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cp "$jar" "$tmp/benchmarks.jar"
+jar="$tmp/benchmarks.jar"
+
 mkdir -p benchmarks/results
 json="benchmarks/results/jmh-$profile.json"
 echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc $*"

@@ -261,12 +261,24 @@ final class DefaultController<T> implements Controller<T> {
     }
     try {
       applyOutcome(q, key, result, failure);
-    } finally {
       reconcileTime.observe(TimeMath.toSeconds(clock.nanoTime() - start));
+    } catch (RuntimeException | Error e) {
+      // The caller's code around the reconcile (a dropped-key handler, a rate limiter, a
+      // metrics provider) threw: the key is still done below and the worker goes on.
+      if (e instanceof VirtualMachineError vme && fatal == null) {
+        fatal = vme;
+      } else {
+        log.error("controller {}: handling the outcome of reconciling {} threw; the key is"
+            + " done and the worker goes on", name, key, e);
+      }
+    } finally {
       q.done(key);
     }
     if (fatal != null) {
-      throw fatal; // the key is done and requeued; this worker dies, as the JVM may be broken
+      // The key is done and requeued; this worker ends, as the JVM may be broken.
+      log.error("controller {}: reconcile of {} threw {}; worker {} exits, the other workers"
+          + " go on", name, key, fatal, Thread.currentThread().getName());
+      throw fatal;
     }
   }
 

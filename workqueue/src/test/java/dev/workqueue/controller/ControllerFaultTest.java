@@ -136,12 +136,15 @@ class ControllerFaultTest {
         })
         .build();
     controller.start();
-    await().atMost(10, SECONDS).until(() -> workerThreads("fatal").size() == 2);
+    // The worker dies of an uncaught error on purpose: Awaitility must not report it.
+    await().dontCatchUncaughtExceptions().atMost(10, SECONDS)
+        .until(() -> workerThreads("fatal").size() == 2);
     controller.add("fatal");
     assertEquals("fatal", nextCall());
     // Documented: the worker that caught a VirtualMachineError rethrows it and ends; the key
     // is done and requeued with back-off first, and the other workers go on.
-    await().atMost(10, SECONDS).until(() -> workerThreads("fatal").size() == 1);
+    await().dontCatchUncaughtExceptions().atMost(10, SECONDS)
+        .until(() -> workerThreads("fatal").size() == 1);
     assertEquals(1, ((DefaultController<String>) controller).queue().waitingCount());
     clock.stepMillis(5);
     assertEquals("fatal", nextCall(), "requeued with back-off, reconciled by the other worker");
@@ -170,18 +173,22 @@ class ControllerFaultTest {
         })
         .build();
     controller = deaf;
-    deaf.start();
-    deaf.add("stuck");
-    assertEquals("stuck", nextCall());
-    CompletableFuture<StopResult<String>> stop = stopAsync(deaf, Duration.ofSeconds(5));
-    await().atMost(10, SECONDS).until(clock::hasWaiters); // the stop waits on the clock
-    clock.step(Duration.ofSeconds(5));
-    StopResult<String> stopped = stop.get(10, SECONDS);
-    assertFalse(stopped.completed());
-    assertEquals(List.of("stuck"), stopped.stillRunning());
-    assertEquals(1, interrupts.get(), "the stop interrupted the worker at the deadline");
-    assertEquals(1, workerThreads("deaf").size(), "the idle worker exited; the deaf one runs on");
-    release.countDown();
+    try {
+      deaf.start();
+      deaf.add("stuck");
+      assertEquals("stuck", nextCall());
+      CompletableFuture<StopResult<String>> stop = stopAsync(deaf, Duration.ofSeconds(5));
+      await().atMost(10, SECONDS).until(clock::hasWaiters); // the stop waits on the clock
+      clock.step(Duration.ofSeconds(5));
+      StopResult<String> stopped = stop.get(10, SECONDS);
+      assertFalse(stopped.completed());
+      assertEquals(List.of("stuck"), stopped.stillRunning());
+      await().atMost(10, SECONDS).until(() -> interrupts.get() == 1); // interrupted at the deadline
+      // the idle worker exits; the deaf one runs on
+      await().atMost(10, SECONDS).until(() -> workerThreads("deaf").size() == 1);
+    } finally {
+      release.countDown(); // never leave the deaf worker behind, even when an assertion fails
+    }
     await().atMost(10, SECONDS).until(() -> workerThreads("deaf").isEmpty());
     assertFalse(controller.isRunning());
   }

@@ -29,4 +29,10 @@ public class BoundedExponentialLincheckTest extends ExponentialLincheckTest {
   int modelCheckingIterations() {
     return 1;
   }
+
+  /** Caffeine's code paths make each invocation slow to model-check; the stress run is full. */
+  @Override
+  int modelCheckingInvocations() {
+    return 20;
+  }
 }

@@ -48,7 +48,12 @@ public class ExponentialLincheckTest {
 
   /** Model-checking iterations at scale 1: the bounded state's code paths are longer. */
   int modelCheckingIterations() {
-    return 5;
+    return 3;
+  }
+
+  /** Model-checking invocations per iteration. */
+  int modelCheckingInvocations() {
+    return 60;
   }
 
   @Test
@@ -59,7 +64,7 @@ public class ExponentialLincheckTest {
         .actorsBefore(2)
         .actorsAfter(2)
         .iterations(modelCheckingIterations() * StressScale.factor())
-        .invocationsPerIteration(100)
+        .invocationsPerIteration(modelCheckingInvocations())
         .sequentialSpecification(ExponentialSpec.class)
         .check(getClass());
   }

@@ -51,8 +51,8 @@ public class PerItemTokenBucketLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(2 * StressScale.factor())
-        .invocationsPerIteration(100)
+        .iterations(1 * StressScale.factor())
+        .invocationsPerIteration(60)
         .sequentialSpecification(PerItemTokenBucketSpec.class)
         .check(getClass());
   }

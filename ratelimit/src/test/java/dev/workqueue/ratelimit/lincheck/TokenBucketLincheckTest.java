@@ -71,7 +71,7 @@ public class TokenBucketLincheckTest {
         .actorsBefore(1)
         .actorsAfter(1)
         .iterations(10 * StressScale.factor())
-        .invocationsPerIteration(500)
+        .invocationsPerIteration(200)
         .sequentialSpecification(TokenBucketSpec.class)
         .check(getClass());
   }

@@ -138,6 +138,20 @@ public final class InvariantChecker {
     violations.add(what);
   }
 
+  /**
+   * A hot key being processed now, searching from {@code from}; or -1 if none is. For tests
+   * that want adds to land on processing keys.
+   */
+  public int busyKey(int from) {
+    for (int i = 0; i < hotKeys; i++) {
+      int k = (from + i) % hotKeys;
+      if (busy.get(k) != 0) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
   public long handOuts() {
     return handOuts.get();
   }

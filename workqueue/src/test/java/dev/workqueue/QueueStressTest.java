@@ -44,6 +44,8 @@ import org.junit.jupiter.api.Test;
 class QueueStressTest {
   private static final int KEYS = 16;
   private static final long MAX_DELAY_NANOS = Duration.ofMillis(2).toNanos();
+  /** The producers' last steps, during which consumers hold each key a little longer. */
+  private static final int ENDGAME_STEPS = 200;
 
   @Test
   void workQueue_manyProducersAndConsumers_keepEveryPromise() throws Exception {
@@ -161,6 +163,14 @@ class QueueStressTest {
     private final CountDownLatch go = new CountDownLatch(1);
     /** Set once the producers are done: consumers stop requeueing. */
     private volatile boolean ending;
+    /**
+     * Set when a producer enters its last steps: consumers then hold each key about 50 us, and
+     * each producer in its last steps adds only keys that are being processed, so that the last
+     * adds of the hot keys land on processing keys. An add lost there (say, a {@code done} that forgot a re-add made
+     * while processing) is then the key's last add, and the "last start after last add" check
+     * sees it; earlier in the run, a later add would cover it up.
+     */
+    private volatile boolean endgame;
     /** Consumers between their check of {@link #ending} and the end of their requeue. */
     private final AtomicInteger requeueing = new AtomicInteger();
     RecordingLimiter recording;
@@ -200,7 +210,20 @@ class QueueStressTest {
         producerThreads.add(new Thread(() -> {
           await(go);
           for (int i = 0; i < stepsPerProducer; i++) {
-            producer.step(this, random);
+            boolean myEndgame = i >= stepsPerProducer - ENDGAME_STEPS;
+            if (myEndgame && !endgame) {
+              endgame = true;
+            }
+            if (!myEndgame) {
+              producer.step(this, random);
+            } else {
+              int busy = checker.busyKey(random.nextInt(KEYS));
+              if (busy >= 0) {
+                add(busy);
+              } else {
+                Thread.yield(); // no key is being processed: let a consumer take one
+              }
+            }
             if ((i & 7) == 0) {
               Thread.yield(); // give consumers a chance, so adds also land on processing keys
             }
@@ -242,7 +265,12 @@ class QueueStressTest {
               requeueing.decrementAndGet();
             }
           }
-          if (random.nextInt(8) == 0) {
+          if (endgame) {
+            long until = System.nanoTime() + 50_000;
+            while (System.nanoTime() - until < 0) {
+              Thread.onSpinWait();
+            }
+          } else if (random.nextInt(8) == 0) {
             Thread.yield(); // let re-adds land while processing
           }
           checker.finishing(key);

@@ -236,6 +236,9 @@ class QueueStressTest {
         boolean timed = delaying && c % 2 == 1; // woken by adds or by time
         consumerThreads.add(new Thread(() -> consume(random, timed), "stress-consumer-" + c));
       }
+      // Daemons: a failed run must not keep the test JVM alive with a consumer blocked in get.
+      producerThreads.forEach(t -> t.setDaemon(true));
+      consumerThreads.forEach(t -> t.setDaemon(true));
       producerThreads.forEach(Thread::start);
       consumerThreads.forEach(Thread::start);
       go.countDown();

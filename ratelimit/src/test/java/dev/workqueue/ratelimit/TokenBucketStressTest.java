@@ -114,6 +114,7 @@ class TokenBucketStressTest {
           }
         } catch (Throwable e) {
           failures.add(e);
+          phaseEnd.reset(); // the other callers must not wait for this one at the barrier
         }
       }, "bucket-caller-" + t));
     }
@@ -125,6 +126,7 @@ class TokenBucketStressTest {
         Thread.yield();
       }
     }, "bucket-stepper");
+    stepper.setDaemon(true);
     callers.forEach(Thread::start);
     stepper.start();
     for (Thread t : callers) {

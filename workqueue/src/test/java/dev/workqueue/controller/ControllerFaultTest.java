@@ -271,7 +271,22 @@ class ControllerFaultTest {
         Thread.yield();
       }
     }, "chaos-ticker");
+    ticker.setDaemon(true); // a failing run must not leave it ticking
     ticker.start();
+    try {
+      produceThenStop(c, checker, keys, addsPerProducer);
+    } finally {
+      ticking.set(false);
+      ticker.join();
+    }
+    assertTrue(faults.get() > 0, "faults were injected");
+    await().atMost(10, SECONDS).until(() -> workerThreads("chaos").isEmpty());
+    assertEquals(0, clock.pendingWakeups(), "no timeout or back-off wake-up is left");
+  }
+
+  /** Three producers add hot keys; then a draining stop while the workers still fail. */
+  private static void produceThenStop(Controller<Integer> c, InvariantChecker checker, int keys,
+      int addsPerProducer) throws InterruptedException {
     Thread[] producers = new Thread[3];
     for (int p = 0; p < producers.length; p++) {
       SplittableRandom random = new SplittableRandom(p);
@@ -292,14 +307,9 @@ class ControllerFaultTest {
     }
     assertEquals(4, workerThreads("chaos").size(), "no worker was lost to the faults");
     StopResult<Integer> stopped = c.stop(Duration.ofHours(1)); // on the fake clock
-    ticking.set(false);
-    ticker.join();
     assertTrue(stopped.completed(), "drained and stopped: " + stopped);
     assertEquals(List.of(), stopped.stillRunning());
     checker.verify("Controller faults", false);
-    assertTrue(faults.get() > 0, "faults were injected");
-    await().atMost(10, SECONDS).until(() -> workerThreads("chaos").isEmpty());
-    assertEquals(0, clock.pendingWakeups(), "no timeout or back-off wake-up is left");
   }
 
   /** Key {@code k} behaves by {@code k % 8}; faults on some attempts only, so keys finish. */

@@ -55,6 +55,7 @@ final class DefaultController<T> implements Controller<T> {
   private final Histogram reconcileTime;
   private final Gauge activeWorkersGauge;
   private final AtomicInteger activeWorkers = new AtomicInteger();
+  private volatile boolean warnedMetrics;
 
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile RateLimitingQueue<T> queue;
@@ -207,11 +208,11 @@ final class DefaultController<T> implements Controller<T> {
           return;
         }
         r.running.put(self, key);
-        activeWorkersGauge.set(activeWorkers.incrementAndGet());
+        updateActiveWorkers(1);
         try {
           reconcileOnce(r.queue, key);
         } finally {
-          activeWorkersGauge.set(activeWorkers.decrementAndGet());
+          updateActiveWorkers(-1);
           r.running.remove(self);
         }
         if (Thread.interrupted() && r.forced) {
@@ -237,16 +238,13 @@ final class DefaultController<T> implements Controller<T> {
       result = reconciler.reconcile(key);
     } catch (StackOverflowError e) {
       failure = e; // the stack is unwound by now: safe to go on
-      panics.inc();
     } catch (VirtualMachineError e) {
       failure = e;
       fatal = e;
-      panics.inc();
     } catch (Exception e) {
       failure = e;
     } catch (Error e) {
       failure = e;
-      panics.inc();
     } finally {
       if (watchdog != null) {
         timer.cancel();
@@ -260,8 +258,12 @@ final class DefaultController<T> implements Controller<T> {
       }
     }
     try {
+      if (failure instanceof Error) {
+        count(panics);
+      }
       applyOutcome(q, key, result, failure);
-      reconcileTime.observe(TimeMath.toSeconds(clock.nanoTime() - start));
+      double seconds = TimeMath.toSeconds(clock.nanoTime() - start);
+      metric(() -> reconcileTime.observe(seconds));
     } catch (RuntimeException | Error e) {
       // The caller's code around the reconcile (a dropped-key handler, a rate limiter, a
       // metrics provider) threw: the key is still done below and the worker goes on.
@@ -282,15 +284,40 @@ final class DefaultController<T> implements Controller<T> {
     }
   }
 
+  /** Moves the active-workers count. */
+  private void updateActiveWorkers(int delta) {
+    int active = activeWorkers.addAndGet(delta);
+    metric(() -> activeWorkersGauge.set(active));
+  }
+
+  private void count(Counter counter) {
+    metric(counter::inc);
+  }
+
+  /**
+   * Records a metric; a metrics provider that throws must cost neither a key (its outcome and
+   * {@code done}) nor a worker, so the exception is logged (once per controller) and ignored.
+   */
+  private void metric(Runnable record) {
+    try {
+      record.run();
+    } catch (RuntimeException e) {
+      if (!warnedMetrics) {
+        warnedMetrics = true;
+        log.warn("controller {}: a metric threw; ignored (logged once per controller)", name, e);
+      }
+    }
+  }
+
   private void applyOutcome(RateLimitingQueue<T> q, T key, Result result, Throwable failure) {
     if (failure instanceof TerminalException) {
-      errors.inc();
-      errorsTotal.inc();
-      terminalErrors.inc();
+      count(errors);
+      count(errorsTotal);
+      count(terminalErrors);
       log.error("controller {}: terminal error reconciling {}; not retried", name, key, failure);
     } else if (failure != null) {
-      errors.inc();
-      errorsTotal.inc();
+      count(errors);
+      count(errorsTotal);
       int requeued = q.numRequeues(key);
       if (maxRetries >= 0 && requeued >= maxRetries) {
         q.forget(key);
@@ -302,14 +329,14 @@ final class DefaultController<T> implements Controller<T> {
         q.addRateLimited(key);
       }
     } else if (result == null || result.equals(Result.success())) {
-      successes.inc();
+      count(successes);
       q.forget(key);
     } else if (result.requeueAfterDelay() != null) {
-      requeuesAfter.inc();
+      count(requeuesAfter);
       q.forget(key);
       q.addAfter(key, result.requeueAfterDelay());
     } else {
-      requeues.inc();
+      count(requeues);
       q.addRateLimited(key);
     }
   }

@@ -10,6 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.InvariantChecker;
 import dev.workqueue.clock.FakeClock;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.Counter;
+import dev.workqueue.metrics.Gauge;
+import dev.workqueue.metrics.Histogram;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
 import dev.workqueue.testing.StressScale;
@@ -121,6 +125,86 @@ class ControllerFaultTest {
     assertEquals("next", nextCall(), "the worker survived the limiter's exception");
     controller.add("again");
     assertEquals("again", nextCall(), "the key was done: it can be handed out again");
+  }
+
+  /**
+   * A metrics provider whose every instrument throws once armed (after the build, which sets
+   * the gauges once and may fail fast).
+   */
+  static final class ThrowingMetrics implements ControllerMetricsProvider {
+    volatile boolean armed;
+
+    private void maybeThrow() {
+      if (armed) {
+        throw new IllegalStateException("metrics backend down");
+      }
+    }
+
+    @Override
+    public Counter newReconcileTotal(String controller, String result) {
+      return this::maybeThrow;
+    }
+
+    @Override
+    public Counter newReconcileErrors(String controller) {
+      return this::maybeThrow;
+    }
+
+    @Override
+    public Counter newTerminalReconcileErrors(String controller) {
+      return this::maybeThrow;
+    }
+
+    @Override
+    public Counter newReconcilePanics(String controller) {
+      return this::maybeThrow;
+    }
+
+    @Override
+    public Histogram newReconcileTime(String controller) {
+      return seconds -> maybeThrow();
+    }
+
+    @Override
+    public Gauge newActiveWorkers(String controller) {
+      return value -> maybeThrow();
+    }
+
+    @Override
+    public Gauge newMaxConcurrentReconciles(String controller) {
+      return value -> maybeThrow();
+    }
+  }
+
+  @Test
+  void throwingMetricsProvider_neitherKillsTheWorker_norLeavesKeysProcessing() throws Exception {
+    ThrowingMetrics metrics = new ThrowingMetrics();
+    controller = Controller.<String>builder("metrics").clock(clock).metricsProvider(metrics)
+        .reconciler(key -> {
+          calls.add(key);
+          switch (key) {
+            case "error":
+              throw new AssertionError("counted as a panic");
+            case "failure":
+              throw new IllegalStateException("counted as an error");
+            case "requeue":
+              return Result.requeue();
+            default:
+              return Result.success();
+          }
+        })
+        .build(); // one worker: if it died, nothing below would be reconciled
+    metrics.armed = true;
+    controller.start();
+    for (String key : List.of("error", "failure", "requeue", "success")) {
+      controller.add(key);
+      assertEquals(key, nextCall());
+    }
+    clock.stepMillis(5); // the three retries come due
+    List<String> retried = List.of(nextCall(), nextCall(), nextCall());
+    assertEquals(Set.of("error", "failure", "requeue"), Set.copyOf(retried),
+        "each key was done and requeued despite the metrics");
+    assertEquals(1, workerThreads("metrics").size());
   }
 
   @Test

@@ -166,9 +166,9 @@ class QueueStressTest {
     /**
      * Set when a producer enters its last steps: consumers then hold each key about 50 us, and
      * each producer in its last steps adds only keys that are being processed, so that the last
-     * adds of the hot keys land on processing keys. An add lost there (say, a {@code done} that forgot a re-add made
-     * while processing) is then the key's last add, and the "last start after last add" check
-     * sees it; earlier in the run, a later add would cover it up.
+     * adds of the hot keys land on processing keys. An add lost there (say, a {@code done} that
+     * forgot a re-add made while processing) is then the key's last add, and the "last start
+     * after last add" check sees it; earlier in the run, a later add would cover it up.
      */
     private volatile boolean endgame;
     /** Consumers between their check of {@link #ending} and the end of their requeue. */
@@ -211,7 +211,7 @@ class QueueStressTest {
           await(go);
           for (int i = 0; i < stepsPerProducer; i++) {
             boolean myEndgame = i >= stepsPerProducer - ENDGAME_STEPS;
-            if (myEndgame && !endgame) {
+            if (myEndgame) {
               endgame = true;
             }
             if (!myEndgame) {

@@ -27,8 +27,10 @@ package dev.workqueue.controller;
  *
  * and {@code done} always. If the code the controller calls around the reconcile throws (the
  * dropped-key handler, a custom rate limiter, a metrics provider), the error is logged, the key
- * is still done and the worker goes on. A reconciler should be idempotent: a key is reconciled again after
- * any failure, and may be reconciled again after a success if it changed meanwhile.
+ * is still done and the worker goes on.
+ *
+ * <p>A reconciler should be idempotent: a key is reconciled again after any failure, and may be
+ * reconciled again after a success if it changed meanwhile.
  *
  * @param <T> the key type
  */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 public class ExponentialLincheckTest {
   private final RateLimiter<Integer> limiter = newLimiter();
 
-  /** The limiter under test: {@code ExponentialSpec.BASE} doubling to {@code ExponentialSpec.MAX}. */
+  /** The limiter under test: {@code ExponentialSpec.BASE} doubling to {@code MAX}. */
   RateLimiter<Integer> newLimiter() {
     return RateLimiters.exponential(ExponentialSpec.BASE, ExponentialSpec.MAX);
   }
@@ -76,8 +76,8 @@ public class ExponentialLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(10 * StressScale.factor())
-        .invocationsPerIteration(300)
+        .iterations(5 * StressScale.factor())
+        .invocationsPerIteration(200)
         .sequentialSpecification(ExponentialSpec.class)
         .check(getClass());
   }

@@ -52,7 +52,7 @@ public class PerItemTokenBucketLincheckTest {
         .actorsBefore(2)
         .actorsAfter(2)
         .iterations(1 * StressScale.factor())
-        .invocationsPerIteration(60)
+        .invocationsPerIteration(30)
         .sequentialSpecification(PerItemTokenBucketSpec.class)
         .check(getClass());
   }
@@ -64,7 +64,7 @@ public class PerItemTokenBucketLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(2)
         .actorsAfter(2)
-        .iterations(10 * StressScale.factor())
+        .iterations(3 * StressScale.factor())
         .invocationsPerIteration(150)
         .sequentialSpecification(PerItemTokenBucketSpec.class)
         .check(getClass());

@@ -70,7 +70,7 @@ public class TokenBucketLincheckTest {
         .actorsPerThread(3)
         .actorsBefore(1)
         .actorsAfter(1)
-        .iterations(10 * StressScale.factor())
+        .iterations(5 * StressScale.factor())
         .invocationsPerIteration(200)
         .sequentialSpecification(TokenBucketSpec.class)
         .check(getClass());

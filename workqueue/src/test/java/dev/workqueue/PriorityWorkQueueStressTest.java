@@ -13,6 +13,7 @@ import dev.workqueue.metrics.Histogram;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.metrics.RecordingMetricsProvider;
 import dev.workqueue.ratelimit.RateLimiters;
+import dev.workqueue.testing.StressScale;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

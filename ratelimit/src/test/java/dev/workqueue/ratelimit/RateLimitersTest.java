@@ -183,6 +183,19 @@ class RateLimitersTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("everyLimiter")
+  void forgetAndNumRequeuesOfUnknownItems_areNoOps_andTheLimiterKeepsWorking(
+      String kind, RateLimiter<Object> limiter) {
+    limiter.forget("never-seen");
+    assertEquals(0, limiter.numRequeues("never-seen"));
+    Duration first = limiter.when("x");
+    assertTrue(!first.isNegative(), kind + ": " + first);
+    int requeues = limiter.numRequeues("x");
+    limiter.forget("other-never-seen");
+    assertEquals(requeues, limiter.numRequeues("x"), "forgetting another item left x alone");
+  }
+
   // ---- allocation ------------------------------------------------------------------------
 
   @Test

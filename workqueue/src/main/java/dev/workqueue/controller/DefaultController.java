@@ -62,6 +62,7 @@ final class DefaultController<T> implements Controller<T> {
   private final Histogram reconcileTime;
   private final Gauge activeWorkersGauge;
   private final AtomicInteger activeWorkers = new AtomicInteger();
+  private volatile boolean warnedMetrics;
 
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile RateLimitingQueue<T> queue;
@@ -239,11 +240,11 @@ final class DefaultController<T> implements Controller<T> {
           return;
         }
         r.running.put(self, key);
-        activeWorkersGauge.set(activeWorkers.incrementAndGet());
+        updateActiveWorkers(1);
         try {
           reconcileOnce(r.queue, key, priority);
         } finally {
-          activeWorkersGauge.set(activeWorkers.decrementAndGet());
+          updateActiveWorkers(-1);
           r.running.remove(self);
         }
         if (Thread.interrupted() && r.forced) {
@@ -269,16 +270,13 @@ final class DefaultController<T> implements Controller<T> {
       result = reconciler.reconcile(key);
     } catch (StackOverflowError e) {
       failure = e; // the stack is unwound by now: safe to go on
-      panics.inc();
     } catch (VirtualMachineError e) {
       failure = e;
       fatal = e;
-      panics.inc();
     } catch (Exception e) {
       failure = e;
     } catch (Error e) {
       failure = e;
-      panics.inc();
     } finally {
       if (watchdog != null) {
         timer.cancel();
@@ -292,26 +290,67 @@ final class DefaultController<T> implements Controller<T> {
       }
     }
     try {
+      if (failure instanceof Error) {
+        count(panics);
+      }
       applyOutcome(q, key, priority, result, failure);
+      double seconds = TimeMath.toSeconds(clock.nanoTime() - start);
+      metric(() -> reconcileTime.observe(seconds));
+    } catch (RuntimeException | Error e) {
+      // The caller's code around the reconcile (a dropped-key handler, a rate limiter, a
+      // metrics provider) threw: the key is still done below and the worker goes on.
+      if (e instanceof VirtualMachineError vme && fatal == null) {
+        fatal = vme;
+      } else {
+        log.error("controller {}: handling the outcome of reconciling {} threw; the key is"
+            + " done and the worker goes on", name, key, e);
+      }
     } finally {
-      reconcileTime.observe(TimeMath.toSeconds(clock.nanoTime() - start));
       q.done(key);
     }
     if (fatal != null) {
-      throw fatal; // the key is done and requeued; this worker dies, as the JVM may be broken
+      // The key is done and requeued; this worker ends, as the JVM may be broken.
+      log.error("controller {}: reconcile of {} threw {}; worker {} exits, the other workers"
+          + " go on", name, key, fatal, Thread.currentThread().getName());
+      throw fatal;
+    }
+  }
+
+  /** Moves the active-workers count. */
+  private void updateActiveWorkers(int delta) {
+    int active = activeWorkers.addAndGet(delta);
+    metric(() -> activeWorkersGauge.set(active));
+  }
+
+  private void count(Counter counter) {
+    metric(counter::inc);
+  }
+
+  /**
+   * Records a metric; a metrics provider that throws must cost neither a key (its outcome and
+   * {@code done}) nor a worker, so the exception is logged (once per controller) and ignored.
+   */
+  private void metric(Runnable record) {
+    try {
+      record.run();
+    } catch (RuntimeException e) {
+      if (!warnedMetrics) {
+        warnedMetrics = true;
+        log.warn("controller {}: a metric threw; ignored (logged once per controller)", name, e);
+      }
     }
   }
 
   private void applyOutcome(RateLimitingQueue<T> q, T key, int priority, Result result,
       Throwable failure) {
     if (failure instanceof TerminalException) {
-      errors.inc();
-      errorsTotal.inc();
-      terminalErrors.inc();
+      count(errors);
+      count(errorsTotal);
+      count(terminalErrors);
       log.error("controller {}: terminal error reconciling {}; not retried", name, key, failure);
     } else if (failure != null) {
-      errors.inc();
-      errorsTotal.inc();
+      count(errors);
+      count(errorsTotal);
       int requeued = q.numRequeues(key);
       if (maxRetries >= 0 && requeued >= maxRetries) {
         q.forget(key);
@@ -323,10 +362,10 @@ final class DefaultController<T> implements Controller<T> {
         requeueRateLimited(q, key, priority);
       }
     } else if (result == null || result.isSuccess()) {
-      successes.inc();
+      count(successes);
       q.forget(key);
     } else if (result.requeueAfterDelay() != null) {
-      requeuesAfter.inc();
+      count(requeuesAfter);
       q.forget(key);
       if (q instanceof PriorityWorkQueue<T> pq) {
         pq.add(key, AddOptions.ofPriority(result.priority().orElse(priority))
@@ -335,7 +374,7 @@ final class DefaultController<T> implements Controller<T> {
         q.addAfter(key, result.requeueAfterDelay());
       }
     } else {
-      requeues.inc();
+      count(requeues);
       requeueRateLimited(q, key, result.priority().orElse(priority));
     }
   }

@@ -18,12 +18,21 @@ package dev.workqueue.controller;
  *       and the dropped-key handler)</td></tr>
  *   <tr><td>throws {@link TerminalException}</td><td>nothing: no requeue, no
  *       {@code forget}</td></tr>
+ *   <tr><td>throws a {@code VirtualMachineError} other than {@code StackOverflowError}
+ *       ({@code OutOfMemoryError}, {@code InternalError})</td><td>{@code addRateLimited} as for
+ *       an exception; then the worker logs and rethrows the error and <b>ends</b>, since the JVM
+ *       may be broken. The other workers go on; the controller runs one worker short until it is
+ *       stopped and started again.</td></tr>
  * </table>
  *
  * and {@code done} always. On a {@link dev.workqueue.PriorityWorkQueue} every requeue is at the
  * priority the key was handed out at, unless the result sets one ({@link Result#withPriority}).
- * A reconciler should be idempotent: a key is reconciled again after
- * any failure, and may be reconciled again after a success if it changed meanwhile.
+ * If the code the controller calls around the reconcile throws (the dropped-key handler, a
+ * custom rate limiter, a metrics provider), the error is logged, the key is still done and the
+ * worker goes on.
+ *
+ * <p>A reconciler should be idempotent: a key is reconciled again after any failure, and may be
+ * reconciled again after a success if it changed meanwhile.
  *
  * @param <T> the key type
  */

@@ -3,9 +3,9 @@ package dev.workqueue.lincheck;
 import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
 
 import dev.workqueue.DelayingQueue;
-import dev.workqueue.StressScale;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
+import dev.workqueue.testing.StressScale;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * model of non-blocking operations (sequentially, a {@code get} on an empty queue never
  * returns), so {@code poll(Duration.ZERO)} stands in for it. Promotion of due items on the
  * clock's wake-up is not exercised here (time does not move); {@code DelayingQueueTest} and
- * {@code DelayingQueueStressTest} cover it.
+ * {@code QueueStressTest} cover it.
  */
 @Tag("lincheck")
 @Param(name = "key", gen = IntGen.class, conf = "1:3")

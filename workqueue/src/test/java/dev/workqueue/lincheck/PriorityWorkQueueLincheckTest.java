@@ -5,7 +5,7 @@ import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.f
 import dev.workqueue.PriorityItem;
 import dev.workqueue.PriorityWorkQueue;
 import dev.workqueue.PriorityWorkQueue.AddOptions;
-import dev.workqueue.StressScale;
+import dev.workqueue.testing.StressScale;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiters;

@@ -2,8 +2,8 @@ package dev.workqueue.lincheck;
 
 import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
 
-import dev.workqueue.StressScale;
 import dev.workqueue.WorkQueue;
+import dev.workqueue.testing.StressScale;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * Lincheck models waiting only as the suspension of a Kotlin coroutine; a Java thread parked on
  * a {@code Condition} would be reported as a deadlock or a hung invocation.
  * {@code poll(Duration.ZERO)} is the same take without the wait, so it stands in for
- * {@code get}; the waiting and waking are covered by {@code WorkQueueStressTest},
- * {@code DelayingQueueStressTest} and the unit tests. Shutdown is left out here to keep the
+ * {@code get}; the waiting and waking are covered by {@code QueueStressTest} and the unit
+ * tests. Shutdown is left out here to keep the
  * state space small; {@link DelayingQueueLincheckTest} includes it.
  *
  * <p>Scenarios are small (2-3 threads of 3 actors) and the run counts low, so the two checks

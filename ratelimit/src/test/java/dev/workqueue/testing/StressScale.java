@@ -1,4 +1,4 @@
-package dev.workqueue;
+package dev.workqueue.testing;
 
 /**
  * How big the stress tests run: {@code STRESS_SCALE} (environment) or {@code stress.scale}

@@ -1,0 +1,321 @@
+package dev.workqueue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.workqueue.ratelimit.RateLimiter;
+import dev.workqueue.ratelimit.RateLimiters;
+import dev.workqueue.testing.StressScale;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Long-running invariant stress tests of the three queues on the real clock: many producers
+ * re-add a few hot keys, many consumers take and finish them, and {@link InvariantChecker}
+ * asserts the promises (never two consumers on one key, no add lost, delayed items delivered
+ * each once and never early) and prints {@code "... operations N, violations 0"}.
+ *
+ * <ul>
+ *   <li>{@code WorkQueue}: plain adds.
+ *   <li>{@code DelayingQueue}: adds mixed with {@code addAfter} of 0-2 ms on the hot keys and
+ *       on unique keys (each must come out exactly once), while the shared timer pool promotes
+ *       due items and some consumers use the timed {@code poll}.
+ *   <li>{@code RateLimitingQueue}: the same plus {@code addRateLimited} of hot and unique keys
+ *       and {@code forget}, on a {@code maxOf(exponential, tokenBucket)} limiter; consumers
+ *       also requeue the key they hold with {@code addRateLimited} (a failure) or
+ *       {@code forget} it (a success), as a controller does.
+ * </ul>
+ *
+ * At the end the producers stop, the waiting room empties, the queue is drained, and every
+ * consumer and every timer thread the run started must exit. Sizes scale with
+ * {@link StressScale}: about a second each at scale 1.
+ */
+class QueueStressTest {
+  private static final int KEYS = 16;
+  private static final long MAX_DELAY_NANOS = Duration.ofMillis(2).toNanos();
+  /** The producers' last steps, during which consumers hold each key a little longer. */
+  private static final int ENDGAME_STEPS = 200;
+
+  @Test
+  void workQueue_manyProducersAndConsumers_keepEveryPromise() throws Exception {
+    WorkQueue<Integer> q = WorkQueue.create();
+    new Run(q, 4, 4, 20_000).start((r, random) -> r.add(random.nextInt(KEYS))).finish("WorkQueue");
+  }
+
+  @Test
+  void delayingQueue_addAndAddAfter_keepEveryPromise() throws Exception {
+    DelayingQueue<Integer> q = DelayingQueue.create();
+    Run run = new Run(q, 3, 3, 10_000).start((r, random) -> {
+      int roll = random.nextInt(16);
+      if (roll < 8) {
+        r.add(random.nextInt(KEYS));
+      } else if (roll < 15) {
+        r.addAfter(random.nextInt(KEYS), random);
+      } else {
+        r.addAfter(r.checker.uniqueKey(), random);
+      }
+    });
+    run.finish("DelayingQueue");
+    assertTrue(run.delayed.get() > 0, "some adds were delayed");
+  }
+
+  @Test
+  void rateLimitingQueue_addRateLimitedAndForget_keepEveryPromise() throws Exception {
+    RateLimiter<Integer> limiter = RateLimiters.maxOf(
+        RateLimiters.exponential(Duration.ofNanos(1_000), Duration.ofNanos(MAX_DELAY_NANOS)),
+        RateLimiters.tokenBucket(200_000, 100));
+    RecordingLimiter recording = new RecordingLimiter(limiter);
+    RateLimitingQueue<Integer> q = WorkQueue.<Integer>builder().buildRateLimiting(recording);
+    Run run = new Run(q, 3, 3, 10_000);
+    run.recording = recording;
+    run.onHandOut = (r, key, random) -> {
+      int roll = random.nextInt(4);
+      if (roll == 0) {
+        r.addRateLimited(key); // failed: requeue while still processing
+      } else if (roll == 1) {
+        q.forget(key); // succeeded
+      }
+    };
+    run.start((r, random) -> {
+      int roll = random.nextInt(32);
+      if (roll < 8) {
+        r.add(random.nextInt(KEYS));
+      } else if (roll < 14) {
+        r.addAfter(random.nextInt(KEYS), random);
+      } else if (roll < 28) {
+        r.addRateLimited(random.nextInt(KEYS));
+      } else if (roll < 31) {
+        q.forget(random.nextInt(KEYS));
+      } else {
+        r.addRateLimited(r.checker.uniqueKey());
+      }
+    });
+    run.finish("RateLimitingQueue");
+    assertTrue(run.rateLimited.get() > 0, "some adds were rate-limited");
+  }
+
+  /** One producer step: one or more calls on the queue. */
+  @FunctionalInterface
+  interface Producer {
+    void step(Run run, SplittableRandom random);
+  }
+
+  /** What a consumer does with a key it holds, before {@code done}. */
+  @FunctionalInterface
+  interface Processing {
+    void process(Run run, int key, SplittableRandom random);
+  }
+
+  /** A limiter that tells the calling thread the delay it just answered. */
+  static final class RecordingLimiter implements RateLimiter<Integer> {
+    private final RateLimiter<Integer> inner;
+    private final ThreadLocal<long[]> last = ThreadLocal.withInitial(() -> new long[1]);
+
+    RecordingLimiter(RateLimiter<Integer> inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public Duration when(Integer item) {
+      Duration d = inner.when(item);
+      last.get()[0] = d.toNanos();
+      return d;
+    }
+
+    @Override
+    public void forget(Integer item) {
+      inner.forget(item);
+    }
+
+    @Override
+    public int numRequeues(Integer item) {
+      return inner.numRequeues(item);
+    }
+
+    long lastDelayNanos() {
+      return last.get()[0];
+    }
+  }
+
+  /** One stress run: producers, consumers, the checker, and the orderly end. */
+  static final class Run {
+    final WorkQueue<Integer> q;
+    final InvariantChecker checker = new InvariantChecker(KEYS, System::nanoTime);
+    final AtomicLong delayed = new AtomicLong();
+    final AtomicLong rateLimited = new AtomicLong();
+    private final int producers;
+    private final int consumers;
+    private final int stepsPerProducer;
+    private final Set<Thread> toolkitThreadsBefore = ThreadOwnershipTest.toolkitThreads();
+    private final List<Thread> producerThreads = new ArrayList<>();
+    private final List<Thread> consumerThreads = new ArrayList<>();
+    private final CountDownLatch go = new CountDownLatch(1);
+    /** Set once the producers are done: consumers stop requeueing. */
+    private volatile boolean ending;
+    /**
+     * Set when a producer enters its last steps: consumers then hold each key about 50 us, and
+     * each producer in its last steps adds only keys that are being processed, so that the last
+     * adds of the hot keys land on processing keys. An add lost there (say, a {@code done} that
+     * forgot a re-add made while processing) is then the key's last add, and the "last start
+     * after last add" check sees it; earlier in the run, a later add would cover it up.
+     */
+    private volatile boolean endgame;
+    /** Consumers between their check of {@link #ending} and the end of their requeue. */
+    private final AtomicInteger requeueing = new AtomicInteger();
+    RecordingLimiter recording;
+    Processing onHandOut = (r, key, random) -> {};
+
+    Run(WorkQueue<Integer> q, int producers, int consumers, int stepsPerProducer) {
+      this.q = q;
+      this.producers = producers;
+      this.consumers = consumers;
+      this.stepsPerProducer = stepsPerProducer * StressScale.factor();
+    }
+
+    void add(int key) {
+      long now = checker.beforeAdd(key);
+      q.add(key);
+      checker.readyAt(key, now);
+    }
+
+    void addAfter(int key, SplittableRandom random) {
+      long delay = random.nextLong(MAX_DELAY_NANOS + 1);
+      long now = checker.beforeAdd(key);
+      ((DelayingQueue<Integer>) q).addAfter(key, Duration.ofNanos(delay));
+      checker.readyAt(key, now + delay);
+      delayed.incrementAndGet();
+    }
+
+    void addRateLimited(int key) {
+      long now = checker.beforeAdd(key);
+      ((RateLimitingQueue<Integer>) q).addRateLimited(key);
+      checker.readyAt(key, now + recording.lastDelayNanos());
+      rateLimited.incrementAndGet();
+    }
+
+    Run start(Producer producer) {
+      for (int p = 0; p < producers; p++) {
+        SplittableRandom random = new SplittableRandom(p);
+        producerThreads.add(new Thread(() -> {
+          await(go);
+          for (int i = 0; i < stepsPerProducer; i++) {
+            boolean myEndgame = i >= stepsPerProducer - ENDGAME_STEPS;
+            if (myEndgame) {
+              endgame = true;
+            }
+            if (!myEndgame) {
+              producer.step(this, random);
+            } else {
+              int busy = checker.busyKey(random.nextInt(KEYS));
+              if (busy >= 0) {
+                add(busy);
+              } else {
+                Thread.yield(); // no key is being processed: let a consumer take one
+              }
+            }
+            if ((i & 7) == 0) {
+              Thread.yield(); // give consumers a chance, so adds also land on processing keys
+            }
+          }
+        }, "stress-producer-" + p));
+      }
+      boolean delaying = q instanceof DelayingQueue;
+      for (int c = 0; c < consumers; c++) {
+        SplittableRandom random = new SplittableRandom(100 + c);
+        boolean timed = delaying && c % 2 == 1; // woken by adds or by time
+        consumerThreads.add(new Thread(() -> consume(random, timed), "stress-consumer-" + c));
+      }
+      // Daemons: a failed run must not keep the test JVM alive with a consumer blocked in get.
+      producerThreads.forEach(t -> t.setDaemon(true));
+      consumerThreads.forEach(t -> t.setDaemon(true));
+      producerThreads.forEach(Thread::start);
+      consumerThreads.forEach(Thread::start);
+      go.countDown();
+      return this;
+    }
+
+    private void consume(SplittableRandom random, boolean timed) {
+      await(go);
+      try {
+        while (true) {
+          Optional<Integer> next = timed ? q.poll(Duration.ofMillis(1)) : q.get();
+          if (next.isEmpty()) {
+            if (!timed || q.isShuttingDown()) {
+              return;
+            }
+            continue;
+          }
+          int key = next.get();
+          checker.handedOut(key);
+          if (key < KEYS) {
+            requeueing.incrementAndGet();
+            try {
+              if (!ending) {
+                onHandOut.process(this, key, random);
+              }
+            } finally {
+              requeueing.decrementAndGet();
+            }
+          }
+          if (endgame) {
+            long until = System.nanoTime() + 50_000;
+            while (System.nanoTime() - until < 0) {
+              Thread.onSpinWait();
+            }
+          } else if (random.nextInt(8) == 0) {
+            Thread.yield(); // let re-adds land while processing
+          }
+          checker.finishing(key);
+          q.done(key);
+        }
+      } catch (InterruptedException e) {
+        checker.violation("consumer interrupted");
+      }
+    }
+
+    /** Stops the producers, lets the waiting room empty, drains, checks, and checks threads. */
+    void finish(String name) throws InterruptedException {
+      for (Thread t : producerThreads) {
+        t.join();
+      }
+      ending = true;
+      // Truly asynchronous from here: consumers finish their requeues, the timer pool
+      // promotes the last delayed items (within milliseconds).
+      Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> requeueing.get() == 0);
+      if (q instanceof DelayingQueue<Integer> d) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> d.waitingCount() == 0);
+      }
+      assertTrue(q.shutDownWithDrain(Duration.ofSeconds(60)), name + ": drain completed");
+      for (Thread t : consumerThreads) {
+        t.join(10_000);
+        assertFalse(t.isAlive(), t.getName() + " exited after shutdown");
+      }
+      checker.verify(name, true);
+      assertEquals(0, q.size());
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+        Set<Thread> started = new HashSet<>(ThreadOwnershipTest.toolkitThreads());
+        started.removeAll(toolkitThreadsBefore);
+        return started.isEmpty();
+      });
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

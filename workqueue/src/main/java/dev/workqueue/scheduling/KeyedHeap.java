@@ -61,6 +61,11 @@ public final class KeyedHeap<K, T> {
    * the probe run back (no tombstones).
    */
   private Object[] table = new Object[MIN_TABLE];
+  /**
+   * The spread hash of the node in each slot of {@link #table}, so probing and deletion compare
+   * hashes without dereferencing nodes: with many items the nodes are cache misses.
+   */
+  private int[] slotHashes = new int[MIN_TABLE];
   private int shift = 32 - Integer.numberOfTrailingZeros(MIN_TABLE);
 
   public KeyedHeap(Function<? super T, ? extends K> keyFunction, Comparator<? super T> comparator) {
@@ -229,14 +234,15 @@ public final class KeyedHeap<K, T> {
   @SuppressWarnings("unchecked")
   private Node<K, T> find(Object key, int hash) {
     Object[] t = table;
+    int[] h = slotHashes;
     int mask = t.length - 1;
     for (int i = hash >>> shift; ; i = (i + 1) & mask) {
-      Node<K, T> n = (Node<K, T>) t[i];
+      Object n = t[i];
       if (n == null) {
         return null;
       }
-      if (n.hash == hash && key.equals(n.key)) {
-        return n;
+      if (h[i] == hash && key.equals(((Node<K, T>) n).key)) {
+        return (Node<K, T>) n;
       }
     }
   }
@@ -249,22 +255,24 @@ public final class KeyedHeap<K, T> {
       i = (i + 1) & mask;
     }
     t[i] = node;
+    slotHashes[i] = node.hash;
   }
 
   /** Removes {@code node} and shifts later entries of its probe run back into the gap. */
-  @SuppressWarnings("unchecked")
   private void deleteSlot(Node<K, T> node) {
     Object[] t = table;
+    int[] h = slotHashes;
     int mask = t.length - 1;
     int gap = node.hash >>> shift;
     while (t[gap] != node) {
       gap = (gap + 1) & mask;
     }
     for (int i = (gap + 1) & mask; t[i] != null; i = (i + 1) & mask) {
-      int home = ((Node<K, T>) t[i]).hash >>> shift;
+      int home = h[i] >>> shift;
       // The entry at i may fill the gap if its home is not in the cyclic range (gap, i].
       if (((i - home) & mask) >= ((i - gap) & mask)) {
         t[gap] = t[i];
+        h[gap] = h[i];
         gap = i;
       }
     }
@@ -274,6 +282,7 @@ public final class KeyedHeap<K, T> {
   @SuppressWarnings("unchecked")
   private void rehash(int length) {
     table = new Object[length];
+    slotHashes = new int[length];
     shift = 32 - Integer.numberOfTrailingZeros(length);
     for (int i = 0; i < size; i++) {
       insertSlot((Node<K, T>) heap[i]);

@@ -149,6 +149,10 @@ public final class ResultsReport {
           .append(" (other builds share the cores; more than the core count means the "
               + "figures were squeezed) |\n");
     }
+    String note = System.getProperty("report.note", "");
+    if (!note.isBlank()) {
+      md.append("| note | ").append(note.trim()).append(" |\n");
+    }
     md.append("| JDK | ").append(run.jdk()).append(", ").append(run.vm()).append(" |\n");
     md.append("| JMH | ").append(run.jmh()).append(": ").append(run.forks()).append(" fork(s), ")
         .append(run.warmupIterations()).append(" × ").append(run.warmupTime())

@@ -6,16 +6,40 @@ import static dev.workqueue.Items.requireItem;
 import dev.workqueue.clock.Cancellable;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
- * The delaying layer over the basic queue, under the same lock: the waiting room is a
- * {@link DelayHeap}; one clock wake-up, armed for the head's ready time while anything waits,
- * moves every due item into the queue in one batch. Consumers promote due items too, before
- * they look at the queue, so a late timer thread never holds up a consumer that is running.
+ * The delaying layer over the basic queue, under the same lock. The waiting room is a {@link
+ * DelayHeap}. Nothing runs on a timer to move due items into the queue; instead:
+ *
+ * <ul>
+ *   <li><b>Every operation promotes first.</b> {@code add}, {@code done}, {@code get}, {@code
+ *       poll}, {@code size}, {@code addAfter}, {@code cancel}, {@code waitingCount} and
+ *       shutdown move every due item into the queue (in ready-time order, one batch) before
+ *       doing their own work, so what any caller sees is what it would see had each item been
+ *       added at its ready time: the order of the queue, what {@code cancel} finds, whether an
+ *       {@code addAfter} merges with a waiting add.
+ *   <li><b>Waiting consumers wake themselves</b> (as {@link java.util.concurrent.DelayQueue}
+ *       does): while items wait, one waiting consumer, the <em>leader</em>, waits only until
+ *       the head's ready time; the others wait until signalled. A consumer that stops leading
+ *       (it took an item, timed out or was interrupted) signals another to take over, and an
+ *       {@code addAfter} that makes a new, earlier head signals one so that the wait is
+ *       shortened. No timer thread and no hand-off between threads sits between an item
+ *       becoming due and a waiting consumer taking it.
+ *   <li><b>A timer only for metrics.</b> A queue with live metrics (a named queue) must move
+ *       due items on time even when no consumer comes, so that its depth and adds are right;
+ *       it arms one clock wake-up for the head's ready time while items wait and no leader
+ *       does. A queue without metrics schedules nothing at all.
+ * </ul>
  */
 class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQueue<T> {
   private final DelayHeap<T> waiting = new DelayHeap<>();
   private final boolean addSupersedesDelayed;
+  /** The consumer waiting until the head's ready time, or null. */
+  private Thread leader;
+
+  /** Whether due items must be promoted on time without consumers: live metrics watch them. */
+  private final boolean backstop;
   private Cancellable timer;
   private long timerDeadline;
   private long timerGeneration;
@@ -23,6 +47,7 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
   DefaultDelayingQueue(WorkQueueBuilder<T> b) {
     super(b);
     this.addSupersedesDelayed = b.addSupersedesDelayed;
+    this.backstop = !(metrics instanceof QueueMetrics.Noop);
   }
 
   @Override
@@ -34,8 +59,9 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
     requireItem(item);
     lock.lock();
     try {
+      promoteDueLocked();
       if (!shuttingDown && waiting.remove(item)) {
-        rearmLocked();
+        armBackstopLocked();
       }
       addLocked(item);
     } finally {
@@ -63,23 +89,45 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
         return;
       }
       metrics.retried();
+      long now = clock.nanoTime();
+      promoteDueLocked(now);
       if (nanos <= 0) {
         if (reschedule && waiting.remove(item)) {
-          rearmLocked();
+          armBackstopLocked();
         }
         addLocked(item);
         return;
       }
-      long readyAt = TimeMath.deadline(clock.nanoTime(), nanos);
+      long readyAt = TimeMath.deadline(now, nanos);
+      boolean empty = waiting.isEmpty();
+      long oldHead = empty ? 0 : waiting.headReadyAt();
       if (reschedule) {
         waiting.schedule(item, readyAt);
-        rearmLocked();
-      } else if (waiting.offerEarliest(item, readyAt)) {
-        rearmLocked();
+      } else if (empty || readyAt - oldHead < 0) {
+        waiting.offerEarliest(item, readyAt); // a new head
+      } else {
+        waiting.offerEarliestDeferred(item, readyAt); // behind the head: cannot change it
+        return;
+      }
+      if (empty || waiting.headReadyAt() != oldHead) {
+        headChangedLocked();
       }
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * The head's ready time changed (or the first item waits): a leader waiting for the old head
+   * may wait too long, and followers wait for no time at all. Wake one of them; it becomes the
+   * leader for the new head.
+   */
+  private void headChangedLocked() {
+    if (waiters > 0) {
+      leader = null;
+      notEmpty.signal();
+    }
+    armBackstopLocked();
   }
 
   @Override
@@ -87,10 +135,11 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
     requireItem(item);
     lock.lock();
     try {
+      promoteDueLocked();
       if (!waiting.remove(item)) {
         return false;
       }
-      rearmLocked();
+      armBackstopLocked(); // a leader waiting for the removed head wakes early and re-waits
       return true;
     } finally {
       lock.unlock();
@@ -101,40 +150,127 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
   public int waitingCount() {
     lock.lock();
     try {
+      promoteDueLocked();
       return waiting.size();
     } finally {
       lock.unlock();
     }
   }
 
+  // ---- promotion ----
+
   @Override
-  final void beforeTakeLocked() {
+  final void promoteDueLocked() {
     if (!waiting.isEmpty()) {
-      long now = clock.nanoTime();
-      if (TimeMath.reached(now, waiting.headReadyAt())) {
-        promoteDueLocked(now);
-        rearmLocked();
-      }
+      promoteDueLocked(clock.nanoTime());
     }
   }
 
+  /** Moves every item due at {@code now} into the queue, in ready-time order. */
   private void promoteDueLocked(long now) {
-    while (!waiting.isEmpty() && TimeMath.reached(now, waiting.headReadyAt())) {
+    if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())) {
+      return;
+    }
+    do {
       addLocked(waiting.poll());
+    } while (!waiting.isEmpty() && TimeMath.reached(now, waiting.headReadyAt()));
+    armBackstopLocked();
+  }
+
+  // ---- consumers ----
+
+  @Override
+  public Optional<T> get() throws InterruptedException {
+    lock.lock();
+    try {
+      return take(false, 0);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<T> poll(Duration timeout) throws InterruptedException {
+    requireArg(timeout, "timeout");
+    lock.lock();
+    try {
+      if (timeout.compareTo(Duration.ZERO) <= 0) {
+        promoteDueLocked();
+        return storage.size() == 0 ? Optional.empty() : Optional.of(takeLocked());
+      }
+      return take(true, TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout)));
+    } finally {
+      lock.unlock();
     }
   }
 
   /**
-   * Makes the wake-up fire no later than the head's ready time, and cancels it when nothing
-   * waits. A wake-up that fires early (its head was cancelled) finds nothing due and re-arms.
+   * The consumer loop, under the lock: promote, take if anything is queued, else wait, as the
+   * leader (until the head's ready time) if there is none and the head comes before this
+   * caller's own deadline.
    */
-  private void rearmLocked() {
-    if (waiting.isEmpty()) {
+  private Optional<T> take(boolean timed, long deadline) throws InterruptedException {
+    try {
+      while (true) {
+        long now = timed || !waiting.isEmpty() ? clock.nanoTime() : 0;
+        promoteDueLocked(now);
+        if (storage.size() > 0) {
+          return Optional.of(takeLocked());
+        }
+        if (shuttingDown || (timed && TimeMath.reached(now, deadline))) {
+          return Optional.empty();
+        }
+        waiters++;
+        try {
+          if (leader == null && !waiting.isEmpty()
+              && (!timed || waiting.headReadyAt() - deadline < 0)) {
+            Thread me = Thread.currentThread();
+            leader = me;
+            try {
+              clock.awaitUntil(lock, notEmpty, waiting.headReadyAt());
+            } finally {
+              if (leader == me) {
+                leader = null;
+              }
+            }
+          } else if (timed) {
+            clock.awaitUntil(lock, notEmpty, deadline);
+          } else {
+            notEmpty.await();
+          }
+        } finally {
+          waiters--;
+        }
+      }
+    } finally {
+      if (leader == null && !waiting.isEmpty()) {
+        if (waiters > 0) {
+          notEmpty.signal(); // hand the lead over
+        } else {
+          armBackstopLocked();
+        }
+      }
+    }
+  }
+
+  // ---- the metrics backstop ----
+
+  /**
+   * For a queue with live metrics: makes a clock wake-up due no later than the head's ready
+   * time while items wait and no leader waits, and cancels it when nothing waits. A leader
+   * that appears leaves an armed wake-up alone (cheaper than cancelling it); one that fires
+   * while a leader waits does nothing more.
+   */
+  private void armBackstopLocked() {
+    if (!backstop) {
+      return;
+    }
+    if (waiting.isEmpty() || shuttingDown) {
       cancelTimerLocked();
       return;
     }
     long head = waiting.headReadyAt();
-    if (timer != null && timerDeadline - head <= 0) {
+    if (leader != null || (timer != null && timerDeadline - head <= 0)) {
       return;
     }
     cancelTimerLocked();
@@ -157,8 +293,8 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
         return; // replaced or cancelled after it started running
       }
       timer = null;
-      promoteDueLocked(clock.nanoTime());
-      rearmLocked();
+      promoteDueLocked();
+      armBackstopLocked();
     } finally {
       lock.unlock();
     }

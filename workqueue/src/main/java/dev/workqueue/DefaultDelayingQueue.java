@@ -33,6 +33,8 @@ import java.util.Optional;
  * </ul>
  */
 class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQueue<T> {
+  /** A leader whose head is due within this spins instead of parking: see {@link #spinUntil}. */
+  static final long SPIN_NANOS = 20_000;
   private final DelayHeap<T> waiting = new DelayHeap<>();
   private final boolean addSupersedesDelayed;
   /** The consumer waiting until the head's ready time, or null. */
@@ -220,26 +222,25 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
         if (shuttingDown || (timed && TimeMath.reached(now, deadline))) {
           return Optional.empty();
         }
-        waiters++;
-        try {
-          if (leader == null && !waiting.isEmpty()
-              && (!timed || waiting.headReadyAt() - deadline < 0)) {
-            Thread me = Thread.currentThread();
-            leader = me;
-            try {
-              clock.awaitUntil(lock, notEmpty, waiting.headReadyAt());
-            } finally {
-              if (leader == me) {
-                leader = null;
-              }
-            }
-          } else if (timed) {
-            clock.awaitUntil(lock, notEmpty, deadline);
+        if (leader == null && !waiting.isEmpty()
+            && (!timed || waiting.headReadyAt() - deadline < 0)) {
+          long head = waiting.headReadyAt();
+          if (head - now <= SPIN_NANOS) {
+            spinUntil(head);
           } else {
-            notEmpty.await();
+            awaitAsLeader(head - SPIN_NANOS); // a park oversleeps: wake early, spin the rest
           }
-        } finally {
-          waiters--;
+        } else {
+          waiters++;
+          try {
+            if (timed) {
+              clock.awaitUntil(lock, notEmpty, deadline);
+            } else {
+              notEmpty.await();
+            }
+          } finally {
+            waiters--;
+          }
         }
       }
     } finally {
@@ -250,6 +251,52 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
           armBackstopLocked();
         }
       }
+    }
+  }
+
+  /** Waits as the leader until {@code wakeAt}, or until signalled. */
+  private void awaitAsLeader(long wakeAt) throws InterruptedException {
+    Thread me = Thread.currentThread();
+    leader = me;
+    waiters++;
+    try {
+      clock.awaitUntil(lock, notEmpty, wakeAt);
+    } finally {
+      waiters--;
+      if (leader == me) {
+        leader = null;
+      }
+    }
+  }
+
+  /**
+   * Leads by spinning, with the lock released, until the clock reaches {@code head} (at most
+   * {@link #SPIN_NANOS} away), shutdown or an interrupt. A timed park cannot wait that little:
+   * the kernel lets it oversleep by tens of microseconds, and a producer waking the consumer
+   * instead costs a system call per wake-up. So while due times follow each other closely, the
+   * leader never parks. Other consumers meanwhile wait as followers; adds signal them as usual.
+   */
+  private void spinUntil(long head) throws InterruptedException {
+    Thread me = Thread.currentThread();
+    leader = me;
+    boolean interrupted = false;
+    lock.unlock();
+    try {
+      while (!TimeMath.reached(clock.nanoTime(), head) && !shuttingDown) {
+        if (Thread.interrupted()) {
+          interrupted = true;
+          break;
+        }
+        Thread.yield(); // on a busy machine, lets the producers run
+      }
+    } finally {
+      lock.lock();
+      if (leader == me) {
+        leader = null;
+      }
+    }
+    if (interrupted) {
+      throw new InterruptedException();
     }
   }
 

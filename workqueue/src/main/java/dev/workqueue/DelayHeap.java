@@ -51,6 +51,8 @@ final class DelayHeap<T> {
   private static final long SLOT_MASK = 0xFFFF_FFFFL;
   /** Deferred adds kept before they are applied in one batch. */
   private static final int STAGE = 64;
+  /** From this index size (256 KiB) on, a batch reads its slots ahead. */
+  private static final int PREFETCH_TABLE = 1 << 16;
 
   private Object[] items;
   private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | index slot
@@ -151,17 +153,23 @@ final class DelayHeap<T> {
       return;
     }
     staged = 0;
-    while (size + n > table.length >>> 1) { // grow the index once, before reading it
-      newTable(table.length << 1);
-      rehash();
+    if (table.length >= PREFETCH_TABLE) {
+      while (size + n > table.length >>> 1) { // grow the index once, before reading it
+        newTable(table.length << 1);
+        rehash();
+      }
+      int touch = 0;
+      for (int i = 0; i < n; i++) {
+        int hash = hash(stagedItems[i]);
+        stagedHash[i] = hash;
+        touch += table[home(hash)]; // independent reads: their misses overlap
+      }
+      sink += touch;
+    } else { // a small index stays in cache
+      for (int i = 0; i < n; i++) {
+        stagedHash[i] = hash(stagedItems[i]);
+      }
     }
-    int touch = 0;
-    for (int i = 0; i < n; i++) {
-      int hash = hash(stagedItems[i]);
-      stagedHash[i] = hash;
-      touch += table[home(hash)]; // independent reads: their misses overlap
-    }
-    sink += touch;
     for (int i = 0; i < n; i++) {
       @SuppressWarnings("unchecked")
       T item = (T) stagedItems[i];
@@ -173,7 +181,7 @@ final class DelayHeap<T> {
   private boolean apply(T item, int hash, long at) {
     int slot = find(item, hash);
     if (slot < 0) {
-      insert(item, hash, at);
+      insert(item, hash, at, -1 - slot);
       return true;
     }
     int pos = position(table[slot]);
@@ -190,7 +198,7 @@ final class DelayHeap<T> {
     int hash = hash(item);
     int slot = find(item, hash);
     if (slot < 0) {
-      insert(item, hash, at);
+      insert(item, hash, at, -1 - slot);
       return;
     }
     int pos = position(table[slot]);
@@ -246,19 +254,18 @@ final class DelayHeap<T> {
     return d < 0 || (d == 0 && (int) (meta >> 32) < (int) (keys[2 * pos + 1] >> 32));
   }
 
-  private void insert(T item, int hash, long at) {
+  /** Adds an absent item; {@code slot} is the empty index slot its probe ended on. */
+  private void insert(T item, int hash, long at, int slot) {
     if (size == items.length) {
       grow();
     }
     if (size + 1 > table.length >>> 1) {
       newTable(table.length << 1);
       rehash();
+      slot = emptySlot(hash);
     }
     int seq = takeSeq();
-    int pos = size++;
-    int slot = emptySlot(hash);
-    table[slot] = entry(hash, pos);
-    siftUp(pos, item, at, pack(seq, (hash << posBits) | slot));
+    siftUp(size++, item, at, pack(seq, (hash << posBits) | slot)); // the last place writes the slot
   }
 
   private void removeAt(int pos) {
@@ -407,13 +414,13 @@ final class DelayHeap<T> {
     return (entry & posMask) - 1;
   }
 
-  /** The slot holding {@code item}, or -1. */
+  /** The slot holding {@code item}, or {@code -1 - s} where {@code s} is the empty slot it would take. */
   private int find(Object item, int hash) {
     int fingerprint = hash << posBits;
     for (int s = home(hash); ; s = (s + 1) & mask) {
       int e = table[s];
       if (e == 0) {
-        return -1;
+        return -1 - s;
       }
       if ((e & ~posMask) == fingerprint) {
         Object other = items[(e & posMask) - 1];

@@ -65,7 +65,7 @@ final class DelayHeap<T> {
   private int posBits; // log2(table.length)
   private int posMask;
 
-  // Deferred offerEarliest calls, in call order; every ready time was >= the head's when staged.
+  // Deferred offerEarliest calls, in call order; every ready time was > the head's when staged.
   private final Object[] stagedItems = new Object[STAGE];
   private final long[] stagedAt = new long[STAGE];
   private final int[] stagedHash = new int[STAGE];
@@ -89,9 +89,9 @@ final class DelayHeap<T> {
   }
 
   /**
-   * The earliest ready time; only when not empty. Exact without applying deferred adds: none
-   * is earlier than the head was when it was made, and only methods that apply them first
-   * change the head.
+   * The earliest ready time; only when not empty. Exact without applying deferred adds (and so
+   * is {@link #head}): each is later than the head was when it was made, and only methods that
+   * apply them first change the head.
    */
   long headReadyAt() {
     return keys[0];
@@ -127,14 +127,14 @@ final class DelayHeap<T> {
 
   /**
    * {@link #offerEarliest} without its answer, and possibly later: an add whose ready time is
-   * no earlier than the head's (so it cannot change the head) is kept in a small buffer and
+   * later than the head's (so it cannot change the head) is kept in a small buffer and
    * applied with others in one batch, before any method that could see the difference. A
    * batch reads the index slots of all its items first, so the cache misses of a large heap
    * overlap instead of being paid one after the other, each behind the queue's lock. Other
    * adds are applied at once.
    */
   void offerEarliestDeferred(T item, long at) {
-    if (size == 0 || at - keys[0] < 0) {
+    if (size == 0 || at - keys[0] <= 0) { // a tie may win too: a waiting item keeps its seq
       offerEarliest(item, at);
       return;
     }

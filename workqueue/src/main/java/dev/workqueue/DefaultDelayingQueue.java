@@ -29,7 +29,8 @@ import java.util.Optional;
  *   <li><b>A timer only for metrics.</b> A queue with live metrics (a named queue) must move
  *       due items on time even when no consumer comes, so that its depth and adds are right;
  *       it arms one clock wake-up for the head's ready time while items wait and no leader
- *       does. A queue without metrics schedules nothing at all.
+ *       does (no earlier than 1 ms after a consumer last took an item: that consumer is
+ *       likely back before then). A queue without metrics schedules nothing at all.
  * </ul>
  */
 class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQueue<T> {
@@ -42,6 +43,14 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
 
   /** Whether due items must be promoted on time without consumers: live metrics watch them. */
   private final boolean backstop;
+  /**
+   * A backstop wake-up comes no earlier than this after a consumer took an item while items
+   * waited: that consumer is likely back soon and promotes by itself; the timer is for when
+   * none comes. Keeps a busy named queue from arming a timer per item.
+   */
+  static final long BACKSTOP_GRACE_NANOS = 1_000_000;
+  private long lastTake;
+  private boolean tookWhileWaiting;
   private Cancellable timer;
   private long timerDeadline;
   private long timerGeneration;
@@ -197,8 +206,9 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
     lock.lock();
     try {
       if (timeout.compareTo(Duration.ZERO) <= 0) {
-        promoteDueLocked();
-        return storage.size() == 0 ? Optional.empty() : Optional.of(takeLocked());
+        long now = waiting.isEmpty() ? 0 : clock.nanoTime();
+        promoteDueLocked(now);
+        return storage.size() == 0 ? Optional.empty() : Optional.of(takeQueuedLocked(now));
       }
       return take(true, TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout)));
     } finally {
@@ -217,7 +227,7 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
         long now = timed || !waiting.isEmpty() ? clock.nanoTime() : 0;
         promoteDueLocked(now);
         if (storage.size() > 0) {
-          return Optional.of(takeLocked());
+          return Optional.of(takeQueuedLocked(now));
         }
         if (shuttingDown || (timed && TimeMath.reached(now, deadline))) {
           return Optional.empty();
@@ -252,6 +262,15 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
         }
       }
     }
+  }
+
+  /** Hands out the queue's head; {@code now} is the clock reading if items wait. */
+  private T takeQueuedLocked(long now) {
+    if (backstop && !waiting.isEmpty()) {
+      lastTake = now;
+      tookWhileWaiting = true;
+    }
+    return takeLocked();
   }
 
   /** Waits as the leader until {@code wakeAt}, or until signalled. */
@@ -304,9 +323,10 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
 
   /**
    * For a queue with live metrics: makes a clock wake-up due no later than the head's ready
-   * time while items wait and no leader waits, and cancels it when nothing waits. A leader
-   * that appears leaves an armed wake-up alone (cheaper than cancelling it); one that fires
-   * while a leader waits does nothing more.
+   * time (or {@link #BACKSTOP_GRACE_NANOS} after a consumer's last take, if that is later)
+   * while items wait and no leader waits, and cancels it when nothing waits. A leader that
+   * appears leaves an armed wake-up alone (cheaper than cancelling it); one that fires while a
+   * leader waits does nothing more.
    */
   private void armBackstopLocked() {
     if (!backstop) {
@@ -316,14 +336,17 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
       cancelTimerLocked();
       return;
     }
-    long head = waiting.headReadyAt();
-    if (leader != null || (timer != null && timerDeadline - head <= 0)) {
+    long target = waiting.headReadyAt();
+    if (tookWhileWaiting && lastTake + BACKSTOP_GRACE_NANOS - target > 0) {
+      target = lastTake + BACKSTOP_GRACE_NANOS;
+    }
+    if (leader != null || (timer != null && timerDeadline - target <= 0)) {
       return;
     }
     cancelTimerLocked();
     long generation = ++timerGeneration;
-    timerDeadline = head;
-    timer = clock.schedule(head, () -> onTimer(generation));
+    timerDeadline = target;
+    timer = clock.schedule(target, () -> onTimer(generation));
   }
 
   private void cancelTimerLocked() {

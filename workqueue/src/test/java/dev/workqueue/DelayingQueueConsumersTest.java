@@ -1,5 +1,6 @@
 package dev.workqueue;
 
+import static dev.workqueue.metrics.MetricsProvider.DEPTH;
 import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofSeconds;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -8,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import static dev.workqueue.metrics.MetricsProvider.DEPTH;
+
 import dev.workqueue.clock.FakeClock;
+import dev.workqueue.metrics.RecordingMetricsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -259,5 +263,29 @@ class DelayingQueueConsumersTest {
     q.shutDown();
     t.join(10_000);
     assertEquals(Optional.empty(), out.get(), "shutdown discarded a and released the consumer");
+  }
+
+  // ---- the metrics backstop of a named queue ----
+
+  @Test
+  void namedQueue_movesDueItemsOnTimeWithoutConsumers_butNotRightAfterAConsumerTookOne()
+      throws Exception {
+    RecordingMetricsProvider metrics = new RecordingMetricsProvider();
+    DelayingQueue<String> named = WorkQueue.<String>builder().clock(clock).name("n")
+        .metricsProvider(metrics).buildDelaying();
+    named.addAfter("a", ofMillis(10));
+    assertEquals(nanos(ofMillis(10)), clock.nextWakeup(), "no consumer: a wake-up at a's time");
+    clock.stepMillis(10);
+    assertEquals(1.0, metrics.value("n", DEPTH), "moved by the wake-up: the depth is on time");
+
+    named.addAfter("later", ofSeconds(10));
+    assertEquals(Optional.of("a"), named.poll(Duration.ZERO)); // a consumer took an item
+    named.addAfter("b", Duration.ofNanos(100_000));
+    long grace = DefaultDelayingQueue.BACKSTOP_GRACE_NANOS;
+    assertEquals(nanos(ofMillis(10)) + grace, clock.nextWakeup(),
+        "b's wake-up waits for the consumer a while: it is likely back to move b itself");
+    clock.step(Duration.ofNanos(grace));
+    assertEquals(1.0, metrics.value("n", DEPTH), "it was not: the wake-up moved b");
+    named.shutDown();
   }
 }

@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import static dev.workqueue.metrics.MetricsProvider.DEPTH;
-
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.metrics.RecordingMetricsProvider;
 import java.time.Duration;

@@ -35,7 +35,8 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   enum State { QUEUED, PROCESSING, PROCESSING_DIRTY }
 
   final ReentrantLock lock = new ReentrantLock();
-  private final Condition notEmpty = lock.newCondition();
+  /** Consumers wait here; the delaying layer also waits its leader here. */
+  final Condition notEmpty = lock.newCondition();
   private final Condition drained = lock.newCondition();
   final Clock clock;
   final QueueMetrics<T> metrics;
@@ -48,9 +49,10 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
    */
   private final ConcurrentHashMap<T, State> states = new ConcurrentHashMap<>();
   private final boolean touchIsNoop;
-  private final QueueStorage<T> storage;
+  final QueueStorage<T> storage;
   private int dirty;
-  private int waiters;
+  /** Consumers waiting on {@link #notEmpty}: adds signal only while there are some. */
+  int waiters;
   volatile boolean shuttingDown; // written under the lock; read without it for fast paths
   private boolean draining;
   private boolean warnedUnpairedDone;
@@ -71,6 +73,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
     }
     lock.lock();
     try {
+      promoteDueLocked();
       addLocked(item);
     } finally {
       lock.unlock();
@@ -113,7 +116,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   public Optional<T> get() throws InterruptedException {
     lock.lock();
     try {
-      beforeTakeLocked();
+      promoteDueLocked();
       while (storage.size() == 0) {
         if (shuttingDown) {
           return Optional.empty();
@@ -136,7 +139,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
     requireArg(timeout, "timeout");
     lock.lock();
     try {
-      beforeTakeLocked();
+      promoteDueLocked();
       if (storage.size() == 0 && !shuttingDown && timeout.compareTo(Duration.ZERO) > 0) {
         long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
         waiters++;
@@ -156,10 +159,15 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
     }
   }
 
-  /** Called under the lock before a consumer looks at the storage: subclasses promote. */
-  void beforeTakeLocked() {}
+  /**
+   * Called under the lock before an operation that reads or changes the ready queue ({@code
+   * add}, {@code done}, {@code get}, {@code poll}, {@code size}, shutdown): the delaying layer
+   * moves the items that are due into the queue here, so every operation sees them queued as
+   * if they had been added at their ready time.
+   */
+  void promoteDueLocked() {}
 
-  private T takeLocked() {
+  final T takeLocked() {
     T item = storage.pop();
     states.put(item, State.PROCESSING);
     dirty--;
@@ -172,6 +180,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
     requireItem(item);
     lock.lock();
     try {
+      promoteDueLocked(); // before reading the state: a due delayed add of item counts first
       State state = states.remove(item);
       if (state == State.PROCESSING) {
         metrics.finished(item);
@@ -210,6 +219,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   public int size() {
     lock.lock();
     try {
+      promoteDueLocked();
       return storage.size();
     } finally {
       lock.unlock();
@@ -263,6 +273,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   private void markShuttingDown() {
     if (!shuttingDown) {
+      promoteDueLocked(); // what was due is queued, and still handed out after shutdown
       shuttingDown = true;
       onShutDown();
       metrics.stopped();

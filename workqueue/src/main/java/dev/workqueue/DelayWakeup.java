@@ -8,7 +8,7 @@ import java.util.concurrent.locks.Lock;
  * The one clock wake-up a queue keeps armed for the head of its waiting room
  * ({@link DelayHeap}): armed for the earliest ready time while anything waits, cancelled when
  * nothing does, so an idle queue has nothing scheduled. Shared by the delaying and the
- * priority queue. Not thread-safe: every method is called under the queue's lock, and the
+ * priority queue (the delaying queue arms it only as its metrics backstop). Not thread-safe: every method is called under the queue's lock, and the
  * wake-up itself takes that lock before it calls back.
  *
  * <p>A wake-up that was replaced or cancelled after it had started running finds a newer
@@ -42,14 +42,21 @@ final class DelayWakeup {
       cancel();
       return;
     }
-    long head = waiting.headReadyAt();
-    if (timer != null && deadline - head <= 0) {
+    arm(waiting.headReadyAt());
+  }
+
+  /**
+   * Makes the wake-up fire no later than the clock reading {@code target}. A wake-up already
+   * armed for that time or earlier is kept.
+   */
+  void arm(long target) {
+    if (timer != null && deadline - target <= 0) {
       return;
     }
     cancel();
     long g = generation;
-    deadline = head;
-    timer = clock.schedule(head, () -> fire(g));
+    deadline = target;
+    timer = clock.schedule(target, () -> fire(g));
   }
 
   /** Cancels the armed wake-up, if any; one already running does nothing. */

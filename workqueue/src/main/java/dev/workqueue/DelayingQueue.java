@@ -15,10 +15,15 @@ import java.time.Duration;
  * time (client-go's rule); {@link #reschedule} moves it either way, {@link #cancel} removes
  * it. Any number of items may wait: nothing is dropped and {@code addAfter} never blocks.
  *
- * <p>No thread per queue: the promotion of due items is a wake-up on the queue's
- * {@link dev.workqueue.clock.Clock} (the shared timer pool for the system clock), armed only
- * while something waits. Consumers that call {@code get} also promote what is due.
- * {@link #shutDown} discards waiting items and cancels the wake-up.
+ * <p>No thread per queue, and for a queue without metrics no timer either: a consumer waiting
+ * in {@code get} or {@code poll} waits only until the earliest ready time (one consumer at a
+ * time does, as in {@link java.util.concurrent.DelayQueue}), and every operation of the queue
+ * first moves what is due, so each caller sees the queue as if due items had been added at
+ * their ready time. A named queue with metrics also arms one wake-up on its
+ * {@link dev.workqueue.clock.Clock} (the shared timer pool for the system clock) for the
+ * earliest ready time while items wait and no consumer does, so that its depth and adds
+ * metrics move on time. {@link #shutDown} queues what is due, discards the items still
+ * waiting and cancels the wake-up.
  *
  * @param <T> the item type
  */

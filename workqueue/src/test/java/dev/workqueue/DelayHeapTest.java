@@ -137,4 +137,103 @@ class DelayHeapTest {
     assertTrue(h.isEmpty());
     assertTrue(h.checkInvariants());
   }
+
+  @Test
+  void deferredAdds_matchAReferenceModel_asSeenByEveryOtherMethod() {
+    Random random = new Random(11);
+    DelayHeap<Key> h = new DelayHeap<>();
+    Map<Key, long[]> model = new HashMap<>(); // key -> {readyAt, seq}
+    long seq = 0;
+    for (int step = 0; step < 200_000; step++) {
+      Key k = new Key(random.nextInt(3000));
+      long at = random.nextInt(10_000);
+      int op = random.nextInt(10);
+      if (op < 6) { // mostly deferred adds, which the heap may apply later, in batches
+        long[] cur = model.get(k);
+        h.offerEarliestDeferred(k, at);
+        if (cur == null) {
+          model.put(k, new long[] {at, seq++});
+        } else if (at < cur[0]) {
+          cur[0] = at;
+        }
+      } else if (op == 6) {
+        assertEquals(model.remove(k) != null, h.remove(k));
+      } else if (op == 7) {
+        assertEquals(model.containsKey(k), h.contains(k));
+        if (model.containsKey(k)) {
+          assertEquals(model.get(k)[0], h.readyAtOf(k));
+        }
+      } else if (!model.isEmpty()) {
+        Key expected = model.entrySet().stream()
+            .min((a, b) -> a.getValue()[0] != b.getValue()[0]
+                ? Long.compare(a.getValue()[0], b.getValue()[0])
+                : Long.compare(a.getValue()[1], b.getValue()[1]))
+            .orElseThrow().getKey();
+        assertEquals(model.get(expected)[0], h.headReadyAt(), "head before applying");
+        assertEquals(expected, h.head());
+        assertEquals(expected, h.poll());
+        model.remove(expected);
+      }
+      assertEquals(model.isEmpty(), h.isEmpty());
+      if (step % 997 == 0) {
+        assertEquals(model.size(), h.size());
+        assertTrue(h.checkInvariants(), "invariants at step " + step);
+      }
+    }
+  }
+
+  @Test
+  void insertionNumbersRunningOut_areRenumbered_keepingTiesFirstInFirstOut() {
+    DelayHeap<String> h = new DelayHeap<>();
+    h.setNextSeq(Integer.MAX_VALUE - 5);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 20; i++) { // crosses the end of the numbers: a renumbering
+      String item = "t" + i;
+      h.offerEarliest(item, i % 2 == 0 ? 10 : 20);
+    }
+    h.schedule("t0", 10); // queued behind every other 10
+    for (int i = 2; i < 20; i += 2) {
+      expected.add("t" + i);
+    }
+    expected.add("t0");
+    for (int i = 1; i < 20; i += 2) {
+      expected.add("t" + i);
+    }
+    assertTrue(h.checkInvariants());
+    List<String> out = new ArrayList<>();
+    while (!h.isEmpty()) {
+      out.add(h.poll());
+    }
+    assertEquals(expected, out);
+  }
+
+  @Test
+  void largeHeap_deferredAddsInBatches_deliverEverythingInOrder() {
+    DelayHeap<Integer> h = new DelayHeap<>();
+    h.offerEarliest(-1, 0); // a head, so that the adds below can be deferred
+    Random random = new Random(5);
+    int n = 200_000; // the index grows past the size from which batches read ahead
+    long[] at = new long[n];
+    for (int i = 0; i < n; i++) {
+      at[i] = 1 + random.nextInt(1_000_000);
+      h.offerEarliestDeferred(i, at[i]);
+      h.offerEarliestDeferred(i, at[i] + 5); // later: merged away
+    }
+    assertEquals(n + 1, h.size());
+    assertTrue(h.checkInvariants());
+    assertEquals(-1, h.poll());
+    long last = Long.MIN_VALUE;
+    boolean[] seen = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      long ready = h.headReadyAt();
+      int item = h.poll();
+      assertTrue(ready >= last, "ready-time order");
+      assertEquals(at[item], ready, "kept the earlier time");
+      assertTrue(!seen[item]);
+      seen[item] = true;
+      last = ready;
+    }
+    assertTrue(h.isEmpty());
+    assertTrue(h.checkInvariants());
+  }
 }

@@ -18,13 +18,14 @@ import java.util.concurrent.TimeUnit;
  *   <li>toolkit, created and never used;
  *   <li>toolkit, used: each queue got an {@code addAfter(…, 1 ms)}, its item was taken and
  *       {@code done}, then the queues sat idle for {@value #IDLE_SECONDS} s;
- *   <li>toolkit, each holding one item due in an hour (a wake-up is armed for each on the
- *       shared timer, which is not a thread per queue);
+ *   <li>toolkit, each holding one item due in an hour (an unnamed queue arms no wake-up: its
+ *       consumers move due items; a named one with metrics would arm one on the shared timer,
+ *       which is not a thread per queue);
  *   <li>the peer's {@code DefaultDelayingQueue}, created with its own constructor and never
  *       used.
  * </ul>
  *
- * <p>Prints one line, e.g. {@code toolkit never used 0, used then idle 0, holding a 1 h item 1;
+ * <p>Prints one line, e.g. {@code toolkit never used 0, used then idle 0, holding a 1 h item 0;
  * peer never used 1000}. Run by {@code benchmarks/run.sh} for the report; by hand: {@code java
  * -cp benchmarks/target/benchmarks.jar dev.workqueue.benchmarks.IdleThreads}. Exits the JVM
  * at the end: the peer's threads are not daemons and it has no way to stop them.

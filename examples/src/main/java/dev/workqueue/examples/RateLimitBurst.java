@@ -87,8 +87,8 @@ public final class RateLimitBurst {
    * released, printing each release to {@code out} as it happens.
    *
    * <p>On a {@link FakeClock} time moves only when told: whenever nothing is ready the run
-   * steps the clock to its next wake-up (the queue's promotion of the next delayed key), as a
-   * test does, so the run takes no real time.
+   * steps the clock a millisecond at a time until the next key is released, as a test does, so
+   * the run takes no real time and release times are exact to the millisecond.
    *
    * @return the releases in the order the consumer took them
    */
@@ -111,12 +111,16 @@ public final class RateLimitBurst {
     List<Release> timeline = new ArrayList<>();
     try {
       while (timeline.size() < o.items()) {
-        if (clock instanceof FakeClock fake && queue.size() == 0) {
-          Long next = fake.nextWakeup();
-          if (next == null) {
-            throw new IllegalStateException("nothing ready and nothing waiting");
+        if (clock instanceof FakeClock fake) {
+          // Simulated time: move it on a millisecond at a time until the limiter lets an item
+          // out (the queue schedules nothing a test could jump to: consumers promote due items
+          // themselves). Release times are therefore seen to the millisecond.
+          while (queue.size() == 0) {
+            if (queue.waitingCount() == 0) {
+              throw new IllegalStateException("nothing ready and nothing waiting");
+            }
+            fake.step(Duration.ofMillis(1));
           }
-          fake.setTime(next);
         }
         String item = queue.get().orElseThrow();
         try {

@@ -49,7 +49,6 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
-  private final Condition drained = lock.newCondition();
   private final Clock clock;
   private final String name;
   private final QueueMetrics<T> metrics;
@@ -64,11 +63,12 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
   private int dirty; // READY + HELD
   private int waiters;
   private volatile boolean shuttingDown; // written under the lock
-  private boolean draining;
+  private final Drain drain;
   private boolean warnedUnpairedDone;
 
   DefaultPriorityWorkQueue(WorkQueueBuilder<T> b, RateLimiter<? super T> limiter) {
     this.clock = b.clock;
+    this.drain = new Drain(lock, clock, entries::isEmpty, this::markShuttingDown);
     this.name = b.name;
     this.limiter = limiter;
     this.agingNanos = b.agingThresholdNanos;
@@ -402,9 +402,7 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
           notEmpty.signal();
         }
       } // WAITING: stays in the heap
-      if (draining && entries.isEmpty()) {
-        drained.signalAll();
-      }
+      drain.signalIfDrained();
     } finally {
       lock.unlock();
     }
@@ -511,47 +509,17 @@ final class DefaultPriorityWorkQueue<T> implements PriorityWorkQueue<T> {
 
   @Override
   public void shutDown() {
-    lock.lock();
-    try {
-      markShuttingDown();
-      draining = false;
-      drained.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    drain.shutDown();
   }
 
   @Override
   public void shutDownWithDrain() throws InterruptedException {
-    lock.lock();
-    try {
-      markShuttingDown();
-      draining = true;
-      while (draining && !entries.isEmpty()) {
-        drained.await();
-      }
-    } finally {
-      lock.unlock();
-    }
+    drain.shutDownWithDrain();
   }
 
   @Override
   public boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
-    requireArg(timeout, "timeout");
-    lock.lock();
-    try {
-      markShuttingDown();
-      draining = true;
-      long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
-      while (draining && !entries.isEmpty()) {
-        if (clock.awaitUntil(lock, drained, deadline) <= 0) {
-          break;
-        }
-      }
-      return entries.isEmpty();
-    } finally {
-      lock.unlock();
-    }
+    return drain.shutDownWithDrain(timeout);
   }
 
   /** Once: adds stop, waiting items are discarded, the wake-up and metrics stop, gets wake. */

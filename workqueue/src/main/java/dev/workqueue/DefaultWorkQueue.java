@@ -37,7 +37,6 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   final ReentrantLock lock = new ReentrantLock();
   /** Consumers wait here; the delaying layer also waits its leader here. */
   final Condition notEmpty = lock.newCondition();
-  private final Condition drained = lock.newCondition();
   final Clock clock;
   final QueueMetrics<T> metrics;
   final String name;
@@ -54,11 +53,12 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   /** Consumers waiting on {@link #notEmpty}: adds signal only while there are some. */
   int waiters;
   volatile boolean shuttingDown; // written under the lock; read without it for fast paths
-  private boolean draining;
+  private final Drain drain;
   private boolean warnedUnpairedDone;
 
   DefaultWorkQueue(WorkQueueBuilder<T> b) {
     this.clock = b.clock;
+    this.drain = new Drain(lock, clock, states::isEmpty, this::markShuttingDown);
     this.name = b.name;
     this.storage = b.takeStorage();
     this.touchIsNoop = storage instanceof FifoStorage;
@@ -198,9 +198,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
         warnUnpairedDone(item);
         return;
       }
-      if (draining && states.isEmpty()) {
-        drained.signalAll();
-      }
+      drain.signalIfDrained();
     } finally {
       lock.unlock();
     }
@@ -228,47 +226,17 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   @Override
   public void shutDown() {
-    lock.lock();
-    try {
-      markShuttingDown();
-      draining = false;
-      drained.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    drain.shutDown();
   }
 
   @Override
   public void shutDownWithDrain() throws InterruptedException {
-    lock.lock();
-    try {
-      markShuttingDown();
-      draining = true;
-      while (draining && !states.isEmpty()) {
-        drained.await();
-      }
-    } finally {
-      lock.unlock();
-    }
+    drain.shutDownWithDrain();
   }
 
   @Override
   public boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
-    requireArg(timeout, "timeout");
-    lock.lock();
-    try {
-      markShuttingDown();
-      draining = true;
-      long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
-      while (draining && !states.isEmpty()) {
-        if (clock.awaitUntil(lock, drained, deadline) <= 0) {
-          break;
-        }
-      }
-      return states.isEmpty();
-    } finally {
-      lock.unlock();
-    }
+    return drain.shutDownWithDrain(timeout);
   }
 
   private void markShuttingDown() {

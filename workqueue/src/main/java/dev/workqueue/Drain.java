@@ -1,0 +1,89 @@
+package dev.workqueue;
+
+import static dev.workqueue.Items.requireArg;
+
+import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.TimeMath;
+import java.time.Duration;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The shutdown of a queue, plain or draining, shared by the work and the priority queue: a
+ * draining shutdown waits until nothing is queued or processing, and a plain shutdown (or
+ * another draining one that gave up) ends every such wait.
+ *
+ * <p>Guarded by the queue's lock: the queue calls {@link #signalIfDrained} under it whenever an
+ * item finishes.
+ */
+final class Drain {
+  private final ReentrantLock lock;
+  private final Condition drained;
+  private final Clock clock;
+  /** Under the lock: whether nothing is queued, waiting or processing. */
+  private final BooleanSupplier empty;
+  /** Under the lock: the queue's own shutdown, idempotent. */
+  private final Runnable markShuttingDown;
+  private boolean draining;
+
+  Drain(ReentrantLock lock, Clock clock, BooleanSupplier empty, Runnable markShuttingDown) {
+    this.lock = lock;
+    this.drained = lock.newCondition();
+    this.clock = clock;
+    this.empty = empty;
+    this.markShuttingDown = markShuttingDown;
+  }
+
+  /** Under the lock, after an item finished: wakes a draining shutdown once all are done. */
+  void signalIfDrained() {
+    if (draining && empty.getAsBoolean()) {
+      drained.signalAll();
+    }
+  }
+
+  /** {@code shutDown}: stops the queue and ends any draining wait. */
+  void shutDown() {
+    lock.lock();
+    try {
+      markShuttingDown.run();
+      draining = false;
+      drained.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code shutDownWithDrain()}: stops the queue and waits until everything is done. */
+  void shutDownWithDrain() throws InterruptedException {
+    lock.lock();
+    try {
+      markShuttingDown.run();
+      draining = true;
+      while (draining && !empty.getAsBoolean()) {
+        drained.await();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code shutDownWithDrain(timeout)}: as above, for at most {@code timeout}. */
+  boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
+    requireArg(timeout, "timeout");
+    lock.lock();
+    try {
+      markShuttingDown.run();
+      draining = true;
+      long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
+      while (draining && !empty.getAsBoolean()) {
+        if (clock.awaitUntil(lock, drained, deadline) <= 0) {
+          break;
+        }
+      }
+      return empty.getAsBoolean();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -22,6 +22,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * scheduled for a time already reached outside a step runs at the next step (a
  * {@code step(Duration.ZERO)} runs it).
  *
+ * <p>Other threads: a timed wait ({@link #awaitUntil}) never misses a step, even one that lands
+ * between the waiter's reading of the time and the start of its wait. A {@code schedule} call
+ * is different: a thread that read the time just before a step and schedules just after it asks
+ * for a time the step has passed, and that wake-up runs at the next step. The components of this
+ * toolkit schedule from their callers' threads, so in a test where worker threads add delayed
+ * work while the test steps, wait until the workers are idle before a step whose effect you then
+ * wait for, or keep stepping while you wait.
+ *
  * <p>Thread-safe. Do not call {@code step} while holding a lock that a wake-up may need
  * (such as a queue's internal lock: you never hold those).
  */
@@ -130,11 +138,18 @@ public final class FakeClock implements Clock {
       }
     });
     try {
-      condition.await();
+      // A step that moved the time between the read above and schedule() ran its due wake-ups
+      // before this one existed, so nobody would signal: read again. A step after schedule()
+      // finds the wake-up, and its signal waits for await() to release callerLock.
+      remaining = deadlineNanos - now;
+      if (remaining > 0) {
+        condition.await();
+        remaining = deadlineNanos - now;
+      }
     } finally {
       timer.cancel();
     }
-    return deadlineNanos - now;
+    return remaining;
   }
 
   @Override

@@ -8,15 +8,10 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Group;
 import org.openjdk.jmh.annotations.GroupThreads;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Control;
 
@@ -47,80 +42,36 @@ import org.openjdk.jmh.infra.Control;
 @Fork(value = 2, jvmArgsAppend = "-Xmx3g")
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@State(Scope.Group)
-public class LatenessBenchmark {
+public class LatenessBenchmark extends LatenessScenario {
   static final Duration DELAY = Duration.ofMillis(1);
   static final long DELAY_NANOS = DELAY.toNanos();
   /** One item every this many ns: 100 k/s. */
   static final long PERIOD_NANOS = 10_000;
-  /** The most a producer adds in one call when behind its schedule. */
-  static final int BURST = 64;
-
-  @Param({"toolkit", "delayqueue", "peer"})
-  public String queue;
 
   @Param({"0", "1000000"})
   public int pending;
 
-  private LatenessRig rig;
-  /** The consumer's counters, filled in at the iteration's tear-down (JMH reads them after). */
-  private LatenessRig.Lateness out;
-  private long next; // the producer's schedule
-
-  @Setup(Level.Trial)
-  public void setUpTrial() {
-    rig = new LatenessRig(queue, pending);
-  }
-
-  @Setup(Level.Iteration)
-  public void setUpIteration() {
-    rig.histogram.reset();
-    out = null;
-    next = 0;
-  }
-
-  @TearDown(Level.Iteration)
-  public void tearDownIteration() {
-    rig.drain();
-    if (out != null) {
-      out.publish(rig.histogram);
-    }
-  }
-
-  @TearDown(Level.Trial)
-  public void tearDownTrial() {
-    rig.q.close();
+  @Override
+  int pending() {
+    return pending;
   }
 
   @Benchmark
   @Group("sparse")
   @GroupThreads(1)
   public void sparse(Control control, LatenessRig.Lateness out) throws InterruptedException {
-    if (this.out != out) {
-      this.out = out;
-    }
     if (control.stopMeasurement) {
       return;
     }
     rig.add(DELAY, DELAY_NANOS);
-    rig.takeOne(control);
+    consume(control, out);
   }
 
   @Benchmark
   @Group("rate100k")
   @GroupThreads(1)
   public void rate100k_produce(Control control) {
-    long now = System.nanoTime();
-    if (next == 0 || now - next > DELAY_NANOS) {
-      next = now; // start, or fallen more than a delay behind: do not burst to catch up
-    }
-    int n = 0;
-    while (next - now <= 0 && n < BURST && rig.roomForMore()) {
-      rig.add(DELAY, DELAY_NANOS);
-      next += PERIOD_NANOS;
-      n++;
-    }
-    if (n == 0) {
+    if (produce(DELAY, DELAY_NANOS, PERIOD_NANOS) == 0) {
       LockSupport.parkNanos(PERIOD_NANOS);
     }
   }
@@ -130,10 +81,6 @@ public class LatenessBenchmark {
   @GroupThreads(1)
   public void rate100k_consume(Control control, LatenessRig.Lateness out)
       throws InterruptedException {
-    if (this.out != out) {
-      this.out = out;
-    }
-    rig.takeOne(control);
+    consume(control, out);
   }
-
 }

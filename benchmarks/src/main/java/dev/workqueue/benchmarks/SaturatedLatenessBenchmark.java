@@ -7,15 +7,9 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Group;
 import org.openjdk.jmh.annotations.GroupThreads;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Control;
 
@@ -35,64 +29,23 @@ import org.openjdk.jmh.infra.Control;
 @Fork(2)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@State(Scope.Group)
-public class SaturatedLatenessBenchmark {
+public class SaturatedLatenessBenchmark extends LatenessScenario {
   static final long DELAY_MICROS = 100;
   static final Duration DELAY = Duration.ofNanos(DELAY_MICROS * 1000);
   static final long DELAY_NANOS = DELAY.toNanos();
-
-  @Param({"toolkit", "delayqueue", "peer"})
-  public String queue;
-
   /** One item every this many ns: 1 M/s. */
   static final long PERIOD_NANOS = 1_000;
-  static final int BURST = 64;
 
-  private LatenessRig rig;
-  private long next; // the producer's schedule
-  /** The consumer's counters, filled in at the iteration's tear-down (JMH reads them after). */
-  private LatenessRig.Lateness out;
-
-  @Setup(Level.Trial)
-  public void setUpTrial() {
-    rig = new LatenessRig(queue, 0);
-  }
-
-  @Setup(Level.Iteration)
-  public void setUpIteration() {
-    rig.histogram.reset();
-    out = null;
-    next = 0;
-  }
-
-  @TearDown(Level.Iteration)
-  public void tearDownIteration() {
-    rig.drain();
-    if (out != null) {
-      out.publish(rig.histogram);
-    }
-  }
-
-  @TearDown(Level.Trial)
-  public void tearDownTrial() {
-    rig.q.close();
+  @Override
+  int pending() {
+    return 0;
   }
 
   @Benchmark
   @Group("saturated")
   @GroupThreads(1)
   public void saturated_produce(Control control) {
-    long now = System.nanoTime();
-    if (next == 0 || now - next > DELAY_NANOS) {
-      next = now;
-    }
-    int n = 0;
-    while (next - now <= 0 && n < BURST && rig.roomForMore()) {
-      rig.add(DELAY, DELAY_NANOS);
-      next += PERIOD_NANOS;
-      n++;
-    }
-    if (n == 0) {
+    if (produce(DELAY, DELAY_NANOS, PERIOD_NANOS) == 0) {
       Thread.yield();
     }
   }
@@ -102,9 +55,6 @@ public class SaturatedLatenessBenchmark {
   @GroupThreads(1)
   public boolean saturated_consume(Control control, LatenessRig.Lateness out)
       throws InterruptedException {
-    if (this.out != out) {
-      this.out = out;
-    }
-    return rig.takeOne(control);
+    return consume(control, out);
   }
 }

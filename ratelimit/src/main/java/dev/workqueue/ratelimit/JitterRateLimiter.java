@@ -23,8 +23,7 @@ import java.util.function.DoubleSupplier;
  *
  * <p>Thread-safe if the inner limiter and the random source are.
  */
-final class JitterRateLimiter<T> implements RateLimiter<T> {
-  private final RateLimiter<? super T> inner;
+final class JitterRateLimiter<T> extends DelayDecorator<T> {
   private final boolean keepInnerDelay;
   private final double spread;
   private final DoubleSupplier random;
@@ -36,7 +35,7 @@ final class JitterRateLimiter<T> implements RateLimiter<T> {
    */
   JitterRateLimiter(
       RateLimiter<? super T> inner, boolean keepInnerDelay, double spread, DoubleSupplier random) {
-    this.inner = inner;
+    super(inner);
     this.keepInnerDelay = keepInnerDelay;
     this.spread = spread;
     this.random = random;
@@ -59,18 +58,6 @@ final class JitterRateLimiter<T> implements RateLimiter<T> {
     long part = (long) (nanos * spread * r); // a double cast to long saturates
     long jittered = keepInnerDelay ? TimeMath.saturatedAdd(nanos, part) : part;
     return Duration.ofNanos(TimeMath.clampDelay(jittered));
-  }
-
-  @Override
-  public void forget(T item) {
-    Args.item(item);
-    inner.forget(item);
-  }
-
-  @Override
-  public int numRequeues(T item) {
-    Args.item(item);
-    return inner.numRequeues(item);
   }
 
   @Override

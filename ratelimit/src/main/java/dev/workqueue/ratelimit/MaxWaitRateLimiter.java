@@ -9,13 +9,12 @@ import java.time.Duration;
  *
  * <p>Thread-safe if the inner limiter is.
  */
-final class MaxWaitRateLimiter<T> implements RateLimiter<T> {
-  private final RateLimiter<? super T> inner;
+final class MaxWaitRateLimiter<T> extends DelayDecorator<T> {
   private final Duration maxWait;
 
   /** Arguments are checked by the caller. */
   MaxWaitRateLimiter(RateLimiter<? super T> inner, Duration maxWait) {
-    this.inner = inner;
+    super(inner);
     this.maxWait = maxWait;
   }
 
@@ -24,18 +23,6 @@ final class MaxWaitRateLimiter<T> implements RateLimiter<T> {
     Args.item(item);
     Duration d = inner.when(item);
     return d.compareTo(maxWait) > 0 ? maxWait : d;
-  }
-
-  @Override
-  public void forget(T item) {
-    Args.item(item);
-    inner.forget(item);
-  }
-
-  @Override
-  public int numRequeues(T item) {
-    Args.item(item);
-    return inner.numRequeues(item);
   }
 
   @Override

@@ -1,17 +1,13 @@
 package dev.workqueue.lincheck;
 
-import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
-
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testing.LincheckRuns;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -94,28 +90,13 @@ public class DelayingQueueLincheckTest {
 
   @Test
   void modelChecking() {
-    new ModelCheckingOptions()
-        .threads(2)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(4 * StressScale.factor())
-        .invocationsPerIteration(100)
-        .sequentialSpecification(DelayingQueueSpec.class)
-        .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
+    LincheckRuns.modelChecking(DelayingQueueSpec.class, 4, 100)
         .check(getClass());
   }
 
   @Test
   void stress() {
-    new StressOptions()
-        .threads(3)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(10 * StressScale.factor())
-        .invocationsPerIteration(300)
-        .sequentialSpecification(DelayingQueueSpec.class)
+    LincheckRuns.stress(DelayingQueueSpec.class, 10, 300)
         .check(getClass());
   }
 }

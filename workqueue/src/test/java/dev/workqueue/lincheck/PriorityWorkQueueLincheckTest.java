@@ -1,21 +1,17 @@
 package dev.workqueue.lincheck;
 
-import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
-
 import dev.workqueue.PriorityItem;
 import dev.workqueue.PriorityWorkQueue;
 import dev.workqueue.PriorityWorkQueue.AddOptions;
-import dev.workqueue.testing.StressScale;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiters;
+import dev.workqueue.testing.LincheckRuns;
 import java.time.Duration;
 import java.util.Optional;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -95,28 +91,13 @@ public class PriorityWorkQueueLincheckTest {
 
   @Test
   void modelChecking() {
-    new ModelCheckingOptions()
-        .threads(2)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(3 * StressScale.factor())
-        .invocationsPerIteration(100)
-        .sequentialSpecification(PriorityWorkQueueSpec.class)
-        .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
+    LincheckRuns.modelChecking(PriorityWorkQueueSpec.class, 3, 100)
         .check(getClass());
   }
 
   @Test
   void stress() {
-    new StressOptions()
-        .threads(3)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(6 * StressScale.factor())
-        .invocationsPerIteration(200)
-        .sequentialSpecification(PriorityWorkQueueSpec.class)
+    LincheckRuns.stress(PriorityWorkQueueSpec.class, 6, 200)
         .check(getClass());
   }
 }

@@ -1,15 +1,12 @@
 package dev.workqueue.lincheck;
 
-import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
-
 import dev.workqueue.WorkQueue;
+import dev.workqueue.testing.LincheckRuns;
 import dev.workqueue.testing.StressScale;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -63,29 +60,13 @@ public class WorkQueueLincheckTest {
 
   @Test
   void modelChecking() {
-    new ModelCheckingOptions()
-        .threads(2)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(4 * StressScale.factor())
-        .invocationsPerIteration(100)
-        .sequentialSpecification(WorkQueueSpec.class)
-        // The once-per-queue warning for an unpaired done is logging, not queue state.
-        .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger").allMethods().ignore())
+    LincheckRuns.modelChecking(WorkQueueSpec.class, 4, 100)
         .check(getClass());
   }
 
   @Test
   void stress() {
-    new StressOptions()
-        .threads(3)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(10 * StressScale.factor())
-        .invocationsPerIteration(300)
-        .sequentialSpecification(WorkQueueSpec.class)
+    LincheckRuns.stress(WorkQueueSpec.class, 10, 300)
         .check(getClass());
   }
 }

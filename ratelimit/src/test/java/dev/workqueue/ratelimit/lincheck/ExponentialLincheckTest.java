@@ -2,12 +2,10 @@ package dev.workqueue.ratelimit.lincheck;
 
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testing.LincheckRuns;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -58,27 +56,14 @@ public class ExponentialLincheckTest {
 
   @Test
   void modelChecking() {
-    new ModelCheckingOptions()
-        .threads(2)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(modelCheckingIterations() * StressScale.factor())
-        .invocationsPerIteration(modelCheckingInvocations())
-        .sequentialSpecification(ExponentialSpec.class)
+    LincheckRuns.modelChecking(
+            ExponentialSpec.class, modelCheckingIterations(), modelCheckingInvocations())
         .check(getClass());
   }
 
   @Test
   void stress() {
-    new StressOptions()
-        .threads(3)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(5 * StressScale.factor())
-        .invocationsPerIteration(200)
-        .sequentialSpecification(ExponentialSpec.class)
+    LincheckRuns.stress(ExponentialSpec.class, 5, 200)
         .check(getClass());
   }
 }

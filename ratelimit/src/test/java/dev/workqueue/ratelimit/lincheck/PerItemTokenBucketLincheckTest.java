@@ -3,12 +3,10 @@ package dev.workqueue.ratelimit.lincheck;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testing.LincheckRuns;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -46,27 +44,13 @@ public class PerItemTokenBucketLincheckTest {
 
   @Test
   void modelChecking() {
-    new ModelCheckingOptions()
-        .threads(2)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(1 * StressScale.factor())
-        .invocationsPerIteration(30)
-        .sequentialSpecification(PerItemTokenBucketSpec.class)
+    LincheckRuns.modelChecking(PerItemTokenBucketSpec.class, 1, 30)
         .check(getClass());
   }
 
   @Test
   void stress() {
-    new StressOptions()
-        .threads(3)
-        .actorsPerThread(3)
-        .actorsBefore(2)
-        .actorsAfter(2)
-        .iterations(3 * StressScale.factor())
-        .invocationsPerIteration(150)
-        .sequentialSpecification(PerItemTokenBucketSpec.class)
+    LincheckRuns.stress(PerItemTokenBucketSpec.class, 3, 150)
         .check(getClass());
   }
 }

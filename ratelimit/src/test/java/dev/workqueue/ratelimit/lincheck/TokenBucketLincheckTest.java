@@ -3,12 +3,10 @@ package dev.workqueue.ratelimit.lincheck;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testing.LincheckRuns;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -52,27 +50,19 @@ public class TokenBucketLincheckTest {
 
   @Test
   void modelChecking() {
-    new ModelCheckingOptions()
+    LincheckRuns.modelChecking(TokenBucketSpec.class, 10, 200)
         .threads(3)
         .actorsPerThread(2)
         .actorsBefore(1)
         .actorsAfter(1)
-        .iterations(10 * StressScale.factor())
-        .invocationsPerIteration(200)
-        .sequentialSpecification(TokenBucketSpec.class)
         .check(getClass());
   }
 
   @Test
   void stress() {
-    new StressOptions()
-        .threads(3)
-        .actorsPerThread(3)
+    LincheckRuns.stress(TokenBucketSpec.class, 5, 200)
         .actorsBefore(1)
         .actorsAfter(1)
-        .iterations(5 * StressScale.factor())
-        .invocationsPerIteration(200)
-        .sequentialSpecification(TokenBucketSpec.class)
         .check(getClass());
   }
 }

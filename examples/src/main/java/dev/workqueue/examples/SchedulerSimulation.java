@@ -1,10 +1,11 @@
 package dev.workqueue.examples;
 
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.examples.RecordingSchedulingMetrics.Incoming;
 import dev.workqueue.scheduling.ClusterEvent;
 import dev.workqueue.scheduling.PoppedItem;
 import dev.workqueue.scheduling.QueueingHint;
+import dev.workqueue.scheduling.RecordingSchedulingMetricsProvider;
+import dev.workqueue.scheduling.RecordingSchedulingMetricsProvider.Incoming;
 import dev.workqueue.scheduling.Rejectors;
 import dev.workqueue.scheduling.Resource;
 import dev.workqueue.scheduling.SchedulingQueue;
@@ -147,7 +148,7 @@ public final class SchedulerSimulation {
     private final PrintStream out;
     private final Random random;
     private final long start;
-    private final RecordingSchedulingMetrics metrics = new RecordingSchedulingMetrics();
+    private final RecordingSchedulingMetricsProvider metrics = new RecordingSchedulingMetricsProvider();
     private final SchedulingQueue<String, Pod> queue;
     private final List<Pod> pods = new ArrayList<>();
     private final Map<String, NodeState> nodes = new LinkedHashMap<>();
@@ -293,7 +294,7 @@ public final class SchedulerSimulation {
     }
 
     private int pending(String part) {
-      return metrics.pending(QUEUE_NAME, part);
+      return (int) metrics.pending(QUEUE_NAME, part);
     }
 
     /** One line: what happened, where the queue moved items, and the sizes of its parts. */

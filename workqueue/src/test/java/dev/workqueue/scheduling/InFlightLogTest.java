@@ -16,7 +16,7 @@ class InFlightLogTest {
 
   @Test
   void eventsAreDropped_onceNoAttemptNeedsThem() throws Exception {
-    Fixtures.Recording m = new Fixtures.Recording();
+    RecordingSchedulingMetricsProvider m = new RecordingSchedulingMetricsProvider();
     SchedulingQueue<String, Job> q = Fixtures.builder(clock).name("q").metricsProvider(m)
         .hint("fit", NODE_ADD).build();
     q.add(new Job("a", 1));
@@ -25,17 +25,17 @@ class InFlightLogTest {
     q.onEvent(NODE_ADD, null, 1);
     PoppedItem<String, Job> b = popNow(q);
     q.onEvent(NODE_ADD, null, 2);
-    assertEquals(2.0, m.inFlightEvents());
+    assertEquals(2.0, m.inFlightEvents("q"));
     q.done(a.id()); // b still needs event 2 only
-    assertEquals(1.0, m.inFlightEvents());
+    assertEquals(1.0, m.inFlightEvents("q"));
     q.done(b.id());
-    assertEquals(0.0, m.inFlightEvents());
+    assertEquals(0.0, m.inFlightEvents("q"));
   }
 
   @Test
   void boundedLog_dropsTheOldest_andAnAttemptThatMissedEventsRetriesAfterBackoff()
       throws Exception {
-    Fixtures.Recording m = new Fixtures.Recording();
+    RecordingSchedulingMetricsProvider m = new RecordingSchedulingMetricsProvider();
     SchedulingQueue<String, Job> q = Fixtures.builder(clock).name("q").metricsProvider(m)
         .maxInFlightEvents(2)
         .hint("fit", NODE_ADD, (job, o, n) -> QueueingHint.SKIP)
@@ -46,14 +46,14 @@ class InFlightLogTest {
     PoppedItem<String, Job> b = popNow(q);
     for (int i = 0; i < 5; i++) {
       q.onEvent(NODE_ADD, null, i);
-      assertTrue(m.inFlightEvents() <= 2.0);
+      assertTrue(m.inFlightEvents("q") <= 2.0);
     }
-    assertEquals(2.0, m.inFlightEvents());
+    assertEquals(2.0, m.inFlightEvents("q"));
     // every hint says SKIP, but a missed events: it must not be parked on a guess
     q.requeueFailed(a, Rejectors.unschedulable("fit"));
     assertEquals("activeQ:0; backoffQ:1; unschedulable:0", q.pending().summary());
     q.done(b.id());
-    assertEquals(0.0, m.inFlightEvents());
+    assertEquals(0.0, m.inFlightEvents("q"));
   }
 
   @Test

@@ -36,7 +36,7 @@ class SchedulingQueueConcurrencyTest {
   @Test
   void popDoneRequeue_againstUpdatesAndEvents_loseNothing() throws Exception {
     FakeClock clock = new FakeClock();
-    Fixtures.Recording m = new Fixtures.Recording();
+    RecordingSchedulingMetricsProvider m = new RecordingSchedulingMetricsProvider();
     SchedulingQueue<String, Job> q = Fixtures.builder(clock).name("q").metricsProvider(m)
         .hint("fit", NODE_ADD, (job, o, n) -> job.version() % 2 == 0
             ? QueueingHint.QUEUE : QueueingHint.SKIP)
@@ -122,11 +122,11 @@ class SchedulingQueueConcurrencyTest {
     all.forEach(j -> expected.add(j.id()));
     assertEquals(expected, new HashSet<>(completed), "every item finished exactly as added");
     assertEquals("activeQ:0; backoffQ:0; unschedulable:0", q.pending().summary());
-    assertEquals(0.0, m.pending("active"));
-    assertEquals(0.0, m.pending("backoff"));
-    assertEquals(0.0, m.pending("unschedulable"));
-    assertEquals(0.0, m.rejector("fit"));
-    assertEquals(0.0, m.rejector("bind"));
+    assertEquals(0.0, m.pending("q", "active"));
+    assertEquals(0.0, m.pending("q", "backoff"));
+    assertEquals(0.0, m.pending("q", "unschedulable"));
+    assertEquals(0.0, m.unschedulable("q", "fit"));
+    assertEquals(0.0, m.unschedulable("q", "bind"));
 
     q.close();
     for (Thread t : workers) {

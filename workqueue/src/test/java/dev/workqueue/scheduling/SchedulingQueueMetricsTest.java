@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class SchedulingQueueMetricsTest {
   private final FakeClock clock = new FakeClock();
-  private final Fixtures.Recording m = new Fixtures.Recording();
+  private final RecordingSchedulingMetricsProvider m = new RecordingSchedulingMetricsProvider();
   private boolean gateOpen;
 
   private SchedulingQueue<String, Job> queue() {
@@ -28,8 +28,8 @@ class SchedulingQueueMetricsTest {
   private void assertPending(int active, int backoff, int unschedulable, int gated) {
     assertEquals(List.of((double) active, (double) backoff, (double) unschedulable,
             (double) gated),
-        List.of(m.pending("active"), m.pending("backoff"), m.pending("unschedulable"),
-            m.pending("gated")));
+        List.of(m.pending("q", "active"), m.pending("q", "backoff"),
+            m.pending("q", "unschedulable"), m.pending("q", "gated")));
   }
 
   @Test
@@ -41,39 +41,40 @@ class SchedulingQueueMetricsTest {
     q.add(new Job("b", 0));
     q.add(new Job("g1", 0));
     assertPending(2, 0, 0, 1);
-    assertEquals(2, m.incoming("active", ClusterEvent.ITEM_ADD));
-    assertEquals(1, m.incoming("unschedulable", ClusterEvent.ITEM_ADD));
-    assertEquals(1.0, m.rejector("quota"));
+    assertEquals(2, m.incoming("q", "active", ClusterEvent.ITEM_ADD));
+    assertEquals(1, m.incoming("q", "unschedulable", ClusterEvent.ITEM_ADD));
+    assertEquals(1.0, m.unschedulable("q", "quota"));
 
     PoppedItem<String, Job> a = popNow(q);
     assertPending(1, 0, 0, 1);
     q.onEvent(NODE_ADD, null, null); // logged for a
-    assertEquals(1.0, m.inFlightEvents());
+    assertEquals(1.0, m.inFlightEvents("q"));
     q.requeueFailed(a, Rejectors.unschedulable("fit")); // accepted event: after back-off
     assertPending(1, 1, 0, 1);
-    assertEquals(0.0, m.inFlightEvents());
-    assertEquals(1, m.incoming("backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(0.0, m.inFlightEvents("q"));
+    assertEquals(1, m.incoming("q", "backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
 
     PoppedItem<String, Job> b = popNow(q);
     q.requeueFailed(b, Rejectors.unschedulable("fit"));
     assertPending(0, 1, 1, 1);
-    assertEquals(1, m.incoming("unschedulable", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
-    assertEquals(1.0, m.rejector("fit"));
+    assertEquals(1,
+        m.incoming("q", "unschedulable", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(1.0, m.unschedulable("q", "fit"));
 
     stepSeconds(clock, 2); // a's back-off is over
     assertPending(1, 0, 1, 1);
-    assertEquals(1, m.incoming("active", ClusterEvent.BACKOFF_COMPLETE));
+    assertEquals(1, m.incoming("q", "active", ClusterEvent.BACKOFF_COMPLETE));
 
     gateOpen = true;
     q.onEvent(VOLUME_ADD, null, null);
     assertPending(2, 0, 1, 0);
-    assertEquals(0.0, m.rejector("quota"));
-    assertEquals(1, m.incoming("active", VOLUME_ADD.label()));
+    assertEquals(0.0, m.unschedulable("q", "quota"));
+    assertEquals(1, m.incoming("q", "active", VOLUME_ADD.label()));
 
     q.onEvent(NODE_ADD, null, null); // b: back-off over, straight to active
     assertPending(3, 0, 0, 0);
-    assertEquals(0.0, m.rejector("fit"));
-    assertEquals(1, m.incoming("active", NODE_ADD.label()));
+    assertEquals(0.0, m.unschedulable("q", "fit"));
+    assertEquals(1, m.incoming("q", "active", NODE_ADD.label()));
 
     q.delete(new Job("a", 0));
     assertPending(2, 0, 0, 0);
@@ -89,7 +90,7 @@ class SchedulingQueueMetricsTest {
     assertPending(0, 1, 0, 0);
     q.activate(List.of(new Job("c", 0)));
     assertPending(1, 0, 0, 0);
-    assertEquals(1, m.incoming("active", ClusterEvent.FORCE_ACTIVATE.label()));
+    assertEquals(1, m.incoming("q", "active", ClusterEvent.FORCE_ACTIVATE.label()));
   }
 
   @Test
@@ -108,6 +109,6 @@ class SchedulingQueueMetricsTest {
   void unnamedQueue_recordsNothing() throws Exception {
     SchedulingQueue<String, Job> q = Fixtures.builder(clock).metricsProvider(m).build();
     q.add(new Job("a", 0));
-    assertEquals(java.util.Set.of(), m.rec.queues(), "no metric was created for any queue");
+    assertEquals(java.util.Set.of(), m.values().queues(), "no metric was created for any queue");
   }
 }

@@ -71,6 +71,11 @@ public interface Controller<T> extends AutoCloseable {
    * controller's clock); at the deadline the workers still reconciling are interrupted and
    * reported. Idempotent: stopping a stopped controller returns a completed result.
    *
+   * <p>Called from inside a reconcile of this controller, {@code stop} cannot wait for the
+   * reconcile it is called from: it starts the stop and returns at once, not completed, with
+   * the keys being reconciled (the caller's among them). The workers then finish their
+   * reconciles (and, with drain on stop, the queued keys) and exit by themselves.
+   *
    * @throws InterruptedException if the caller is interrupted while waiting
    */
   StopResult<T> stop(Duration timeout) throws InterruptedException;

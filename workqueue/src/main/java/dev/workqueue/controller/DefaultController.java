@@ -178,6 +178,9 @@ final class DefaultController<T> implements Controller<T> {
         }
         return new StopResult<>(true, List.of());
       }
+      if (r.threads.contains(Thread.currentThread())) {
+        return stopFromOwnReconcile(r);
+      }
       long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
       r.stopping = true;
       boolean drained = true;
@@ -198,6 +201,23 @@ final class DefaultController<T> implements Controller<T> {
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  /**
+   * A reconciler of this run asked to stop. Waiting would wait for that very reconcile (and,
+   * draining, for its key to be done), so it starts the stop and returns, as cancelling the
+   * context does in controller-runtime: the queue shuts down, the workers finish what they are
+   * reconciling (and, draining, the queued keys) and exit by themselves.
+   */
+  private StopResult<T> stopFromOwnReconcile(Run r) {
+    r.stopping = true;
+    r.queue.shutDown(); // queued keys are still handed out: drained, or dropped by the workers
+    run = null;
+    List<T> stillRunning = new ArrayList<>(r.running.values());
+    log.info("controller {}: stop called from the reconcile of {}; not waiting for the {}"
+        + " running reconcile(s): {}", name, r.running.get(Thread.currentThread()),
+        stillRunning.size(), stillRunning);
+    return new StopResult<>(false, stillRunning);
   }
 
   @Override

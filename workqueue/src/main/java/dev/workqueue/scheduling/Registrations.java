@@ -52,16 +52,14 @@ final class Registrations<T> {
 
   /**
    * What a rejected item should do about {@code event}. No rejector → after back-off (an
-   * error retries whatever happened); {@link ClusterEvent#FORCE_ACTIVATE} → at once; another
-   * wildcard → after back-off without asking the hints; otherwise the hints of the item's
+   * error retries whatever happened); a wildcard (such as the {@link
+   * ClusterEvent#FORCE_ACTIVATE} an {@code activate} logs for an item in flight) → after
+   * back-off without asking the hints, as kube-scheduler does; otherwise the hints of the item's
    * rejectors registered for a matching event: a pending rejector's QUEUE → at once, an
    * unschedulable rejector's QUEUE → after back-off, none → skip.
    */
   RequeueStrategy evaluate(QueuedItemInfo<?, T> info, ClusterEvent event, Object oldObj,
       Object newObj) {
-    if (event.equals(ClusterEvent.FORCE_ACTIVATE)) {
-      return RequeueStrategy.IMMEDIATELY;
-    }
     if (!info.hasRejectors() || event.isWildcard()) {
       return RequeueStrategy.AFTER_BACKOFF;
     }

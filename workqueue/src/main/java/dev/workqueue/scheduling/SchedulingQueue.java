@@ -107,8 +107,9 @@ public interface SchedulingQueue<K, T> {
 
   /**
    * Moves the given items from backoffQ or the pool to activeQ (through the gates), whatever
-   * the hints say. An item in flight remembers it: its {@link #requeueFailed} goes to activeQ.
-   * Unknown items are ignored.
+   * the hints say. An item in flight remembers it: its {@link #requeueFailed} neither pools it
+   * nor asks the hints, and sends it to backoffQ if its back-off has not ended, else to activeQ
+   * (kube-scheduler's {@code ForceActivate} for a pod in flight). Unknown items are ignored.
    */
   void activate(Collection<? extends T> items);
 

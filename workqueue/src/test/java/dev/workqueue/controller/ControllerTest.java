@@ -359,6 +359,50 @@ class ControllerTest {
   }
 
   @Test
+  void stop_fromInsideAReconcile_returnsAtOnce_andTheWorkersFinishByThemselves() throws Exception {
+    for (boolean drain : new boolean[] {false, true}) {
+      calls.clear();
+      long successesBefore = metrics.count("test", RECONCILE_TOTAL + "{result=success}");
+      CountDownLatch go = new CountDownLatch(1);
+      java.util.concurrent.CompletableFuture<StopResult<String>> fromInside =
+          new java.util.concurrent.CompletableFuture<>();
+      behaviour.put("stopper", k -> {
+        try {
+          go.await();
+          // The clock never moves: a stop that waited for this reconcile would never return.
+          fromInside.complete(controller.stop(Duration.ofHours(1)));
+        } catch (Throwable e) {
+          fromInside.completeExceptionally(e);
+        }
+        return Result.success();
+      });
+      start(builder().drainOnStop(drain));
+      controller.add("stopper");
+      assertEquals("stopper", nextCall().key());
+      controller.add("queued");
+      go.countDown();
+      StopResult<String> r;
+      try {
+        r = fromInside.get(10, SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        clock.step(Duration.ofHours(1)); // let the stuck stop reach its deadline and return
+        throw new AssertionError("stop from inside a reconcile waited for that reconcile");
+      }
+      assertFalse(r.completed(), "its own reconcile was still running");
+      assertEquals(List.of("stopper"), r.stillRunning());
+      assertFalse(controller.isRunning());
+      assertNoWorkerThreads();
+      List<String> keys = new ArrayList<>();
+      calls.forEach(c -> keys.add(c.key()));
+      assertEquals(drain ? List.of("queued") : List.of(), keys, "after stopper; drain=" + drain);
+      assertEquals(drain ? 2 : 1,
+          metrics.count("test", RECONCILE_TOTAL + "{result=success}") - successesBefore);
+      assertTrue(controller.stop(Duration.ZERO).completed(), "a second stop: already stopped");
+      controller = null;
+    }
+  }
+
+  @Test
   void restart_afterStop_processesNewWork() throws Exception {
     start(builder().workers(2));
     controller.add("a");

@@ -421,7 +421,27 @@ class SchedulingQueueTest {
     q.activate(List.of(new Job("p", 0), new Job("b", 0), new Job("f", 0), new Job("?", 0)));
     assertEquals("activeQ:2; backoffQ:0; unschedulable:0", q.pending().summary());
     q.requeueFailed(f, Rejectors.unschedulable("fit"));
+    assertEquals("activeQ:2; backoffQ:1; unschedulable:0", q.pending().summary(),
+        "not pooled, but its back-off (1 s for a first rejection) still runs, as in kube");
+    clock.step(Duration.ofSeconds(2)); // the expiry's 1 s window has passed
     assertEquals("activeQ:3; backoffQ:0; unschedulable:0", q.pending().summary());
+  }
+
+  @Test
+  void activate_ofAnItemInFlight_concernsThatItemOnly() throws Exception {
+    SchedulingQueue<String, Job> q = builder(clock).hint("fit", NODE_ADD).build();
+    q.add(new Job("a", 1));
+    q.add(new Job("b", 0));
+    PoppedItem<String, Job> a = popNow(q);
+    PoppedItem<String, Job> b = popNow(q);
+    q.activate(List.of(new Job("a", 0)));
+    clock.step(Duration.ofSeconds(5)); // both back-offs would be over
+    q.requeueFailed(b, Rejectors.unschedulable("fit"));
+    q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    assertEquals("activeQ:0; backoffQ:1; unschedulable:1", q.pending().summary());
+    assertEquals(List.of("a", "b"), ids(q), "a to back-off, b pooled: no event for it");
+    clock.step(Duration.ofSeconds(2));
+    assertEquals("activeQ:1; backoffQ:0; unschedulable:1", q.pending().summary());
   }
 
   @Test

@@ -200,8 +200,8 @@ class FakeClockTest {
     }, "fake-clock-waiter");
     waiter.setDaemon(true);
     waiter.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     for (long i = 1; i <= rounds; i++) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // per round: a stall
       while (about.get() < i) {
         if (System.nanoTime() - deadline > 0) {
           waiter.interrupt();

@@ -17,7 +17,9 @@ public final class LincheckRuns {
 
   /**
    * Model checking against {@code spec}. Logging is not state: calls into SLF4J (such as a
-   * queue's once-only warning about an unpaired {@code done}) are left out of the interleavings.
+   * queue's once-only warning about an unpaired {@code done}) are left out of the interleavings,
+   * for every test (the limiters log nothing in their checked paths, so it changes nothing
+   * there).
    */
   public static ModelCheckingOptions modelChecking(Class<?> spec, int iterations,
       int invocationsPerIteration) {

@@ -74,7 +74,10 @@ public interface Controller<T> extends AutoCloseable {
    * <p>Called from inside a reconcile of this controller, {@code stop} cannot wait for the
    * reconcile it is called from: it starts the stop and returns at once, not completed, with
    * the keys being reconciled (the caller's among them). The workers then finish their
-   * reconciles (and, with drain on stop, the queued keys) and exit by themselves.
+   * reconciles (and, with drain on stop, the queued keys) and exit by themselves; until they
+   * have, {@link #start} refuses, and another {@code stop} waits for them as above. (Only the
+   * reconciling thread itself is recognised: a reconciler that hands {@code stop} to another
+   * thread and waits for it waits out the timeout.)
    *
    * @throws InterruptedException if the caller is interrupted while waiting
    */

@@ -66,7 +66,13 @@ final class DefaultController<T> implements Controller<T> {
 
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile RateLimitingQueue<T> queue;
-  private Run run; // guarded by lifecycle
+  private volatile Run run; // written under lifecycle; read without it by isRunning and stop
+  /**
+   * A run stopped from inside one of its reconciles, whose workers may still be finishing:
+   * the next {@code stop} waits for them and {@code start} refuses until they are gone.
+   * Guarded by lifecycle.
+   */
+  private Run stoppedFromInside;
 
   DefaultController(ControllerBuilder<T> b) {
     this.name = b.name;
@@ -138,6 +144,15 @@ final class DefaultController<T> implements Controller<T> {
       if (run != null) {
         throw new IllegalStateException("controller " + name + " is already running");
       }
+      if (stoppedFromInside != null) {
+        int live = stoppedFromInside.live();
+        if (live > 0) {
+          throw new IllegalStateException("controller " + name + " is still stopping: a"
+              + " reconciler called stop and " + live + " worker(s) are finishing; call"
+              + " stop(timeout) to wait for them before starting again");
+        }
+        stoppedFromInside = null;
+      }
       if (queue.isShuttingDown()) {
         queue = queueFactory.get(); // a restart: fresh queue
       }
@@ -158,28 +173,24 @@ final class DefaultController<T> implements Controller<T> {
 
   @Override
   public boolean isRunning() {
-    lifecycle.lock();
-    try {
-      return run != null;
-    } finally {
-      lifecycle.unlock();
-    }
+    return run != null; // no lock: a reconciler may ask while a stop waits for it
   }
 
   @Override
   public StopResult<T> stop(Duration timeout) throws InterruptedException {
     TimeMath.requireNonNegative(timeout, "timeout");
+    Run current = run;
+    if (current != null && current.threads.contains(Thread.currentThread())) {
+      return stopFromOwnReconcile(current); // before the lock: a stop holding it waits for us
+    }
     lifecycle.lock();
     try {
-      Run r = run;
+      Run r = run != null ? run : stoppedFromInside;
       if (r == null) {
         if (!queue.isShuttingDown()) {
           queue.shutDown(); // stopping a controller that never started: adds are ignored
         }
         return new StopResult<>(true, List.of());
-      }
-      if (r.threads.contains(Thread.currentThread())) {
-        return stopFromOwnReconcile(r);
       }
       long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
       r.stopping = true;
@@ -197,6 +208,7 @@ final class DefaultController<T> implements Controller<T> {
             + " their workers were interrupted", name, stillRunning.size(), stillRunning);
       }
       run = null;
+      stoppedFromInside = null;
       return new StopResult<>(exited && drained, stillRunning);
     } finally {
       lifecycle.unlock();
@@ -210,14 +222,26 @@ final class DefaultController<T> implements Controller<T> {
    * reconciling (and, draining, the queued keys) and exit by themselves.
    */
   private StopResult<T> stopFromOwnReconcile(Run r) {
-    r.stopping = true;
-    r.queue.shutDown(); // queued keys are still handed out: drained, or dropped by the workers
-    run = null;
-    List<T> stillRunning = new ArrayList<>(r.running.values());
-    log.info("controller {}: stop called from the reconcile of {}; not waiting for the {}"
-        + " running reconcile(s): {}", name, r.running.get(Thread.currentThread()),
-        stillRunning.size(), stillRunning);
-    return new StopResult<>(false, stillRunning);
+    while (!lifecycle.tryLock()) {
+      if (r.stopping) {
+        return new StopResult<>(false, List.copyOf(r.running.values())); // a stop ends r
+      }
+      Thread.yield(); // isRunning or start hold the lock only for moments
+    }
+    try {
+      if (run == r) {
+        r.stopping = true;
+        r.queue.shutDown(); // queued keys are still handed out: drained, or dropped
+        run = null;
+        stoppedFromInside = r;
+        log.info("controller {}: stop called from the reconcile of {}; not waiting for the"
+            + " running reconcile(s): {}", name, r.running.get(Thread.currentThread()),
+            r.running.values());
+      }
+      return new StopResult<>(false, List.copyOf(r.running.values()));
+    } finally {
+      lifecycle.unlock();
+    }
   }
 
   @Override
@@ -457,6 +481,16 @@ final class DefaultController<T> implements Controller<T> {
     Run(RateLimitingQueue<T> queue, int workers) {
       this.queue = queue;
       this.live = workers;
+    }
+
+    /** Workers of this run that have not exited yet. */
+    int live() {
+      lock.lock();
+      try {
+        return live;
+      } finally {
+        lock.unlock();
+      }
     }
 
     void exited() {

@@ -40,7 +40,11 @@ public record ClusterEvent(Resource resource, int actions, String label) {
   /** The label of moves from the back-off heaps to activeQ when the back-off is over. */
   public static final String BACKOFF_COMPLETE = "BackoffComplete";
 
-  /** The label of {@link SchedulingQueue#activate}: a wildcard event that queues at once. */
+  /**
+   * The event of {@link SchedulingQueue#activate}: its moves to activeQ carry this label, and
+   * an item activated while in flight finds it logged at its {@code requeueFailed}, where, as
+   * every wildcard, it sends the item back after back-off without asking the hints.
+   */
   public static final ClusterEvent FORCE_ACTIVATE =
       new ClusterEvent(Resource.WILDCARD, ALL, "ForceActivate");
 

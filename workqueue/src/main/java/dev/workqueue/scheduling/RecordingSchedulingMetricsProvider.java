@@ -5,6 +5,7 @@ import dev.workqueue.metrics.Gauge;
 import dev.workqueue.metrics.RecordingMetricsProvider;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -49,7 +50,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
    * work queue's metrics, so that one store holds them all.
    */
   public RecordingSchedulingMetricsProvider(RecordingMetricsProvider values) {
-    this.values = java.util.Objects.requireNonNull(values, "values");
+    this.values = Objects.requireNonNull(values, "values");
   }
 
   /** The store the values are kept in. */
@@ -89,8 +90,11 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
     return values.count(name, incomingItems(queueLabel, event));
   }
 
-  /** {@code unschedulable_items{rejector=REJECTOR}} of queue {@code name}; 0 until first set. */
-  public double unschedulable(String name, String rejector) {
+  /**
+   * {@code unschedulable_items{rejector=REJECTOR}} of queue {@code name}: the pooled items that
+   * {@code rejector} rejected (or, gated, that gate holds); 0 until first set.
+   */
+  public double rejectedBy(String name, String rejector) {
     return values.value(name, unschedulableItems(rejector));
   }
 
@@ -102,7 +106,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
   /** Every series of {@code queue_incoming_items_total} of queue {@code name} with its count. */
   public SortedMap<Incoming, Long> incoming(String name) {
     SortedMap<Incoming, Long> m = new TreeMap<>();
-    seriesOf(name).forEach((metric, s) -> {
+    series.getOrDefault(name, Map.of()).forEach((metric, s) -> {
       if (s.incoming != null) {
         m.put(s.incoming, values.count(name, metric));
       }
@@ -116,7 +120,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
    */
   public Map<String, Double> snapshot(String name) {
     Map<String, Double> m = new LinkedHashMap<>();
-    Map<String, Series> all = seriesOf(name);
+    Map<String, Series> all = series.getOrDefault(name, Map.of());
     all.forEach((metric, s) -> {
       if (!s.counter) {
         m.put(metric, values.value(name, metric));

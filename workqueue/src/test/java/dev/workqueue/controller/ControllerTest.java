@@ -364,6 +364,7 @@ class ControllerTest {
       calls.clear();
       long successesBefore = metrics.count("test", RECONCILE_TOTAL + "{result=success}");
       CountDownLatch go = new CountDownLatch(1);
+      CountDownLatch finish = new CountDownLatch(1);
       java.util.concurrent.CompletableFuture<StopResult<String>> fromInside =
           new java.util.concurrent.CompletableFuture<>();
       behaviour.put("stopper", k -> {
@@ -371,6 +372,7 @@ class ControllerTest {
           go.await();
           // The clock never moves: a stop that waited for this reconcile would never return.
           fromInside.complete(controller.stop(Duration.ofHours(1)));
+          finish.await();
         } catch (Throwable e) {
           fromInside.completeExceptionally(e);
         }
@@ -391,15 +393,61 @@ class ControllerTest {
       assertFalse(r.completed(), "its own reconcile was still running");
       assertEquals(List.of("stopper"), r.stillRunning());
       assertFalse(controller.isRunning());
+      IllegalStateException busy = assertThrows(IllegalStateException.class, controller::start);
+      assertTrue(busy.getMessage().contains("still stopping"), busy.getMessage());
+
+      int wakeups = clock.pendingWakeups();
+      var waiting = stopAsync(Duration.ofHours(1)); // waits for the stopped run's workers
+      await().atMost(10, SECONDS).until(() -> clock.pendingWakeups() > wakeups);
+      assertFalse(waiting.isDone(), "the stopper is still reconciling");
+      finish.countDown();
+      assertTrue(waiting.get(10, SECONDS).completed());
       assertNoWorkerThreads();
       List<String> keys = new ArrayList<>();
       calls.forEach(c -> keys.add(c.key()));
       assertEquals(drain ? List.of("queued") : List.of(), keys, "after stopper; drain=" + drain);
       assertEquals(drain ? 2 : 1,
           metrics.count("test", RECONCILE_TOTAL + "{result=success}") - successesBefore);
-      assertTrue(controller.stop(Duration.ZERO).completed(), "a second stop: already stopped");
+      calls.clear();
+      controller.start(); // its workers are gone: startable again, on a fresh queue
+      controller.add("again");
+      assertEquals("again", nextCall().key());
+      assertTrue(controller.stop(Duration.ofSeconds(5)).completed());
       controller = null;
     }
+  }
+
+  @Test
+  void stop_fromInsideAReconcile_whileAnotherStopWaitsForIt_returnsAtOnce() throws Exception {
+    CountDownLatch go = new CountDownLatch(1);
+    java.util.concurrent.CompletableFuture<StopResult<String>> fromInside =
+        new java.util.concurrent.CompletableFuture<>();
+    behaviour.put("stopper", k -> {
+      try {
+        go.await();
+        assertTrue(controller.isRunning(), "until the stop under way ends"); // does not block
+        fromInside.complete(controller.stop(Duration.ofHours(1)));
+      } catch (Throwable e) {
+        fromInside.completeExceptionally(e);
+      }
+      return Result.success();
+    });
+    start(builder());
+    controller.add("stopper");
+    nextCall();
+    var outside = stopAsync(Duration.ofHours(1)); // holds the controller while it waits
+    await().atMost(10, SECONDS).until(() -> controller.queue().isShuttingDown());
+    go.countDown();
+    StopResult<String> r;
+    try {
+      r = fromInside.get(10, SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      clock.step(Duration.ofHours(1));
+      throw new AssertionError("the reconciler's stop waited for the stop that waits for it");
+    }
+    assertEquals(new StopResult<>(false, List.of("stopper")), r);
+    assertEquals(new StopResult<>(true, List.of()), outside.get(10, SECONDS));
+    assertNoWorkerThreads();
   }
 
   @Test

@@ -27,7 +27,7 @@ class RecordingSchedulingMetricsProviderTest {
     assertEquals(3.0, m.pending("a", "active"));
     assertEquals(9.0, m.pending("b", "active"));
     assertEquals(0.0, m.pending("a", "backoff"), "never set");
-    assertEquals(2.0, m.unschedulable("a", "fit"));
+    assertEquals(2.0, m.rejectedBy("a", "fit"));
     assertEquals(1.0, m.inFlightEvents("a"));
     assertEquals(2, m.incoming("a", "backoff", "NodeAdd"));
     assertEquals(0, m.incoming("b", "backoff", "NodeAdd"));
@@ -62,6 +62,7 @@ class RecordingSchedulingMetricsProviderTest {
         "pending_items{queue=unschedulable}", 4.0,
         "queue_incoming_items_total{queue=active,event=PodAdd}", 1.0)), new TreeMap<>(snap));
     assertEquals(Map.of(), m.snapshot("none"));
+    assertEquals(Map.of(), m.incoming("none"));
   }
 
   @Test

@@ -125,8 +125,8 @@ class SchedulingQueueConcurrencyTest {
     assertEquals(0.0, m.pending("q", "active"));
     assertEquals(0.0, m.pending("q", "backoff"));
     assertEquals(0.0, m.pending("q", "unschedulable"));
-    assertEquals(0.0, m.unschedulable("q", "fit"));
-    assertEquals(0.0, m.unschedulable("q", "bind"));
+    assertEquals(0.0, m.rejectedBy("q", "fit"));
+    assertEquals(0.0, m.rejectedBy("q", "bind"));
 
     q.close();
     for (Thread t : workers) {

@@ -43,7 +43,7 @@ class SchedulingQueueMetricsTest {
     assertPending(2, 0, 0, 1);
     assertEquals(2, m.incoming("q", "active", ClusterEvent.ITEM_ADD));
     assertEquals(1, m.incoming("q", "unschedulable", ClusterEvent.ITEM_ADD));
-    assertEquals(1.0, m.unschedulable("q", "quota"));
+    assertEquals(1.0, m.rejectedBy("q", "quota"));
 
     PoppedItem<String, Job> a = popNow(q);
     assertPending(1, 0, 0, 1);
@@ -59,7 +59,7 @@ class SchedulingQueueMetricsTest {
     assertPending(0, 1, 1, 1);
     assertEquals(1,
         m.incoming("q", "unschedulable", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
-    assertEquals(1.0, m.unschedulable("q", "fit"));
+    assertEquals(1.0, m.rejectedBy("q", "fit"));
 
     stepSeconds(clock, 2); // a's back-off is over
     assertPending(1, 0, 1, 1);
@@ -68,12 +68,12 @@ class SchedulingQueueMetricsTest {
     gateOpen = true;
     q.onEvent(VOLUME_ADD, null, null);
     assertPending(2, 0, 1, 0);
-    assertEquals(0.0, m.unschedulable("q", "quota"));
+    assertEquals(0.0, m.rejectedBy("q", "quota"));
     assertEquals(1, m.incoming("q", "active", VOLUME_ADD.label()));
 
     q.onEvent(NODE_ADD, null, null); // b: back-off over, straight to active
     assertPending(3, 0, 0, 0);
-    assertEquals(0.0, m.unschedulable("q", "fit"));
+    assertEquals(0.0, m.rejectedBy("q", "fit"));
     assertEquals(1, m.incoming("q", "active", NODE_ADD.label()));
 
     q.delete(new Job("a", 0));

@@ -3,7 +3,6 @@ package dev.workqueue.ratelimit.lincheck;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.LincheckRuns;
 import java.time.Duration;
 import org.junit.jupiter.api.Tag;
 

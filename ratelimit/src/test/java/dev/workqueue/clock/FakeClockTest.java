@@ -125,16 +125,7 @@ class FakeClockTest {
     ReentrantLock lock = new ReentrantLock();
     Condition c = lock.newCondition();
     AtomicReference<Long> left = new AtomicReference<>();
-    Thread waiter = new Thread(() -> {
-      lock.lock();
-      try {
-        left.set(clock.awaitUntil(lock, c, 1_000));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        lock.unlock();
-      }
-    });
+    Thread waiter = waiter(lock, c, 1_000, true, left);
     waiter.start();
     awaitPendingWakeups(1);
     clock.step(Duration.ofNanos(999));
@@ -144,16 +135,7 @@ class FakeClockTest {
     assertFalse(waiter.isAlive(), "woken by the step that reached the deadline");
     assertEquals(0L, left.get());
 
-    Thread early = new Thread(() -> {
-      lock.lock();
-      try {
-        left.set(clock.awaitUntil(lock, c, 5_000));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        lock.unlock();
-      }
-    });
+    Thread early = waiter(lock, c, 5_000, false, left);
     early.start();
     awaitPendingWakeups(1);
     lock.lock();
@@ -215,6 +197,29 @@ class FakeClockTest {
     waiter.join(TimeUnit.SECONDS.toMillis(10));
     assertFalse(waiter.isAlive(), "lost wake-up in the last round");
     assertEquals(0, clock.pendingWakeups(), "every wait cancelled or ran its wake-up");
+  }
+
+  /**
+   * A thread that waits on {@code c} until the fake clock reaches {@code deadline} (looping
+   * over early returns, as callers must, if {@code untilDeadline}; else once) and puts the last
+   * estimate of what is left into {@code left}.
+   */
+  private Thread waiter(ReentrantLock lock, Condition c, long deadline, boolean untilDeadline,
+      AtomicReference<Long> left) {
+    return new Thread(() -> {
+      lock.lock();
+      try {
+        long l;
+        do {
+          l = clock.awaitUntil(lock, c, deadline);
+        } while (untilDeadline && l > 0);
+        left.set(l);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        lock.unlock();
+      }
+    }, "fake-clock-waiter");
   }
 
   private void awaitPendingWakeups(int n) {

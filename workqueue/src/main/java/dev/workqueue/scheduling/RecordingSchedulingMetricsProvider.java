@@ -25,7 +25,14 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
   /** Every series created, by queue, then by metric name in name order: what snapshot lists. */
   private final Map<String, Map<String, Series>> series = new ConcurrentSkipListMap<>();
 
-  private record Series(boolean counter, Incoming incoming) {}
+  /** A series: a gauge, or (with its labels) a {@code queue_incoming_items_total} counter. */
+  private record Series(Incoming incoming) {
+    static final Series GAUGE = new Series(null);
+
+    boolean counter() {
+      return incoming != null;
+    }
+  }
 
   /**
    * One series of {@code queue_incoming_items_total}: items that entered part {@code queueLabel}
@@ -66,7 +73,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
   @Override
   public Counter newIncomingItemsMetric(String name, String queueLabel, String event) {
     String metric = incomingItems(queueLabel, event);
-    seriesOf(name).put(metric, new Series(true, new Incoming(queueLabel, event)));
+    seriesOf(name).put(metric, new Series(new Incoming(queueLabel, event)));
     return values.counter(metric, name);
   }
 
@@ -107,7 +114,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
   public SortedMap<Incoming, Long> incoming(String name) {
     SortedMap<Incoming, Long> m = new TreeMap<>();
     series.getOrDefault(name, Map.of()).forEach((metric, s) -> {
-      if (s.incoming != null) {
+      if (s.counter()) {
         m.put(s.incoming, values.count(name, metric));
       }
     });
@@ -122,12 +129,12 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
     Map<String, Double> m = new LinkedHashMap<>();
     Map<String, Series> all = series.getOrDefault(name, Map.of());
     all.forEach((metric, s) -> {
-      if (!s.counter) {
+      if (!s.counter()) {
         m.put(metric, values.value(name, metric));
       }
     });
     all.forEach((metric, s) -> {
-      if (s.counter) {
+      if (s.counter()) {
         m.put(metric, (double) values.count(name, metric));
       }
     });
@@ -150,7 +157,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
   }
 
   private Gauge gauge(String name, String metric) {
-    seriesOf(name).put(metric, new Series(false, null));
+    seriesOf(name).put(metric, Series.GAUGE);
     return values.gauge(metric, name);
   }
 

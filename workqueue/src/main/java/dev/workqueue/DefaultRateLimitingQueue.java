@@ -3,24 +3,36 @@ package dev.workqueue;
 import static dev.workqueue.Items.requireItem;
 
 import dev.workqueue.ratelimit.RateLimiter;
+import java.time.Duration;
 
-/** The rate-limiting layer: a delaying queue that asks its limiter for each delay. */
-final class DefaultRateLimitingQueue<T> extends DefaultDelayingQueue<T>
+/** The rate-limiting queue: a delaying queue that asks its limiter for each retry's delay. */
+class DefaultRateLimitingQueue<T> extends DefaultDelayingQueue<T>
     implements RateLimitingQueue<T> {
-  private final RateLimiter<? super T> limiter;
+  final RateLimiter<? super T> limiter;
 
   DefaultRateLimitingQueue(WorkQueueBuilder<T> b, RateLimiter<? super T> limiter) {
-    super(b);
+    this(b, limiter, false);
+  }
+
+  DefaultRateLimitingQueue(WorkQueueBuilder<T> b, RateLimiter<? super T> limiter,
+      boolean priority) {
+    super(b, priority);
     this.limiter = limiter;
   }
 
   @Override
   public void addRateLimited(T item) {
     requireItem(item);
-    if (shuttingDown) {
+    if (engine.isShuttingDown()) {
       return; // do not count a requeue the queue will ignore
     }
     addAfter(item, limiter.when(item));
+  }
+
+  /** The limiter's delay for {@code item}, clamped; the caller checked shutdown. */
+  final long limiterDelay(T item) {
+    Duration d = limiter.when(item);
+    return delay(d);
   }
 
   @Override

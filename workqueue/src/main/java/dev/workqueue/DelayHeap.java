@@ -1,6 +1,8 @@
 package dev.workqueue;
 
 import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The waiting room of a delaying queue: an 8-ary min-heap of items by ready time, with an
@@ -43,6 +45,7 @@ import java.util.Arrays;
  * reschedule), and queues the item behind others with the same time.
  */
 final class DelayHeap<T> {
+  private static final Logger log = LoggerFactory.getLogger(DelayHeap.class);
   /** Children per node: a random insert moves ~0.13 levels (a binary heap ~0.6), see above. */
   private static final int ARITY = 8;
   private static final int MIN_CAPACITY = 16;
@@ -59,6 +62,8 @@ final class DelayHeap<T> {
   private static final int PREFETCH_TABLE = 1 << 16;
 
   private Object[] items;
+  /** By heap position, each item's payload (a priority queue's priority); null if unused. */
+  private int[] payloads;
   private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | index slot
   private int size;
   private int nextSeq = Integer.MIN_VALUE;
@@ -72,15 +77,30 @@ final class DelayHeap<T> {
   // Deferred offerEarliest calls, in call order; every ready time was > the head's when staged.
   private final Object[] stagedItems = new Object[STAGE];
   private final long[] stagedAt = new long[STAGE];
+  private final int[] stagedPayload = new int[STAGE];
   private final int[] stagedHash = new int[STAGE];
   private int staged;
   private int sink; // keeps the batch's table reads from being optimised away
+  private int droppedAdds;
 
+  /** A heap without payloads. */
   DelayHeap() {
+    this(false);
+  }
+
+  /**
+   * @param withPayload whether each item carries an {@code int} payload (a priority queue keeps
+   *     a waiting item's priority there); merges keep the larger payload
+   */
+  DelayHeap(boolean withPayload) {
     items = new Object[MIN_CAPACITY];
+    payloads = withPayload ? new int[MIN_CAPACITY] : null;
     keys = new long[2 * MIN_CAPACITY];
     newTable(MIN_TABLE);
   }
+
+  /** Returned by {@link #removeReturningPayload} for an item that was not waiting. */
+  static final long ABSENT = Long.MIN_VALUE;
 
   int size() {
     flush();
@@ -106,6 +126,11 @@ final class DelayHeap<T> {
     return (T) items[0];
   }
 
+  /** The head's payload; only when not empty (0 without payloads). */
+  int headPayload() {
+    return payloads == null ? 0 : payloads[0];
+  }
+
   boolean contains(T item) {
     flush();
     return find(item, hash(item)) >= 0;
@@ -125,8 +150,16 @@ final class DelayHeap<T> {
    * @return true if the item was added or moved
    */
   boolean offerEarliest(T item, long at) {
+    return offerEarliest(item, at, 0);
+  }
+
+  /**
+   * {@link #offerEarliest(Object, long)} with a payload: a waiting item keeps the larger of its
+   * payload and {@code payload}.
+   */
+  boolean offerEarliest(T item, long at, int payload) {
     flush();
-    return apply(item, hash(item), at);
+    return apply(item, hash(item), at, payload);
   }
 
   /**
@@ -137,20 +170,32 @@ final class DelayHeap<T> {
    * overlap instead of being paid one after the other, each behind the queue's lock. Other
    * adds are applied at once.
    */
-  void offerEarliestDeferred(T item, long at) {
+  void offerEarliestDeferred(T item, long at, int payload) {
     if (size == 0 || at - keys[0] <= 0) { // a tie may win too: a waiting item keeps its seq
-      offerEarliest(item, at);
+      offerEarliest(item, at, payload);
       return;
     }
+    int hash = hash(item); // the caller's hashCode runs now, in the call that brought the item
     if (staged == STAGE) {
       flush();
     }
     stagedItems[staged] = item;
     stagedAt[staged] = at;
+    stagedPayload[staged] = payload;
+    stagedHash[staged] = hash;
     staged++;
   }
 
-  /** Applies the deferred adds, in the order they were made. */
+  /** {@link #offerEarliestDeferred(Object, long, int)} without a payload. */
+  void offerEarliestDeferred(T item, long at) {
+    offerEarliestDeferred(item, at, 0);
+  }
+
+  /**
+   * Applies the deferred adds, in the order they were made. An item whose {@code equals} throws
+   * here, after its own call returned, is dropped (and logged): it costs no other item its
+   * place, and the caller whose operation applied the batch does not see the exception.
+   */
   private void flush() {
     int n = staged;
     if (n == 0) {
@@ -164,45 +209,62 @@ final class DelayHeap<T> {
       }
       int touch = 0;
       for (int i = 0; i < n; i++) {
-        int hash = hash(stagedItems[i]);
-        stagedHash[i] = hash;
-        touch += table[home(hash)]; // independent reads: their misses overlap
+        touch += table[home(stagedHash[i])]; // independent reads: their misses overlap
       }
       sink += touch;
-    } else { // a small index stays in cache
-      for (int i = 0; i < n; i++) {
-        stagedHash[i] = hash(stagedItems[i]);
-      }
     }
     for (int i = 0; i < n; i++) {
       @SuppressWarnings("unchecked")
       T item = (T) stagedItems[i];
       stagedItems[i] = null;
-      apply(item, stagedHash[i], stagedAt[i]);
+      try {
+        apply(item, stagedHash[i], stagedAt[i], stagedPayload[i]);
+      } catch (RuntimeException e) {
+        droppedAdds++;
+        log.error("a delayed add of an item whose equals threw was dropped; other items are"
+            + " unaffected", e);
+      }
     }
   }
 
-  private boolean apply(T item, int hash, long at) {
+  /** For tests: deferred adds dropped because their item's {@code equals} threw. */
+  int droppedAdds() {
+    return droppedAdds;
+  }
+
+  private boolean apply(T item, int hash, long at, int payload) {
     int slot = find(item, hash);
     if (slot < 0) {
-      insert(item, hash, at, -1 - slot);
+      insert(item, hash, at, -1 - slot, payload);
       return true;
     }
     int pos = position(table[slot]);
+    if (payloads != null && payload > payloads[pos]) {
+      payloads[pos] = payload;
+    }
     if (at - keys[2 * pos] < 0) {
-      siftUp(pos, items[pos], at, keys[2 * pos + 1]); // keeps the instance that waits
+      siftUp(pos, items[pos], at, keys[2 * pos + 1], payload(pos)); // keeps the waiting instance
       return true;
     }
     return false;
   }
 
+  private int payload(int pos) {
+    return payloads == null ? 0 : payloads[pos];
+  }
+
   /** Sets {@code item}'s ready time to {@code at}, earlier or later, adding it if absent. */
   void schedule(T item, long at) {
+    schedule(item, at, 0);
+  }
+
+  /** {@link #schedule(Object, long)} with a payload for a new item; a waiting item keeps its own. */
+  void schedule(T item, long at, int payload) {
     flush();
     int hash = hash(item);
     int slot = find(item, hash);
     if (slot < 0) {
-      insert(item, hash, at, -1 - slot);
+      insert(item, hash, at, -1 - slot, payload);
       return;
     }
     int pos = position(table[slot]);
@@ -210,22 +272,30 @@ final class DelayHeap<T> {
     long meta = pack(takeSeq(), (int) keys[2 * pos + 1]); // behind others with the same time
     // takeSeq may have renumbered: the entry's position is unchanged, its seq is replaced.
     Object waiting = items[pos]; // keeps the instance that waits
+    int p = payload(pos);
     if (at - old < 0) {
-      siftUp(pos, waiting, at, meta);
+      siftUp(pos, waiting, at, meta, p);
     } else {
-      siftDown(pos, waiting, at, meta);
+      siftDown(pos, waiting, at, meta, p);
     }
   }
 
   /** Removes a waiting item; returns whether it was waiting. */
   boolean remove(T item) {
+    return removeReturningPayload(item) != ABSENT;
+  }
+
+  /** Removes a waiting item; returns its payload, or {@link #ABSENT} if it was not waiting. */
+  long removeReturningPayload(T item) {
     flush();
     int slot = find(item, hash(item));
     if (slot < 0) {
-      return false;
+      return ABSENT;
     }
-    removeAt(position(table[slot]));
-    return true;
+    int pos = position(table[slot]);
+    int p = payload(pos);
+    removeAt(pos);
+    return p;
   }
 
   /** Removes and returns the head; only when not empty. */
@@ -241,6 +311,7 @@ final class DelayHeap<T> {
     staged = 0;
     size = 0;
     items = new Object[MIN_CAPACITY];
+    payloads = payloads == null ? null : new int[MIN_CAPACITY];
     keys = new long[2 * MIN_CAPACITY];
     newTable(MIN_TABLE);
   }
@@ -259,7 +330,7 @@ final class DelayHeap<T> {
   }
 
   /** Adds an absent item; {@code slot} is the empty index slot its probe ended on. */
-  private void insert(T item, int hash, long at, int slot) {
+  private void insert(T item, int hash, long at, int slot, int payload) {
     if (size == items.length) {
       grow();
     }
@@ -269,7 +340,7 @@ final class DelayHeap<T> {
       slot = emptySlot(hash);
     }
     int seq = takeSeq();
-    siftUp(size++, item, at, pack(seq, (hash << posBits) | slot)); // the last place writes the slot
+    siftUp(size++, item, at, pack(seq, (hash << posBits) | slot), payload); // place writes the slot
   }
 
   private void removeAt(int pos) {
@@ -279,10 +350,11 @@ final class DelayHeap<T> {
       Object item = items[last];
       long at = keys[2 * last];
       long meta = keys[2 * last + 1];
+      int p = payload(last);
       if (pos > 0 && before(at, meta, (pos - 1) / ARITY)) {
-        siftUp(pos, item, at, meta);
+        siftUp(pos, item, at, meta, p);
       } else {
-        siftDown(pos, item, at, meta);
+        siftDown(pos, item, at, meta, p);
       }
     }
     items[last] = null;
@@ -296,8 +368,11 @@ final class DelayHeap<T> {
   }
 
   /** Puts the entry at {@code pos} and points its index slot there. */
-  private void place(int pos, Object item, long at, long meta) {
+  private void place(int pos, Object item, long at, long meta, int payload) {
     items[pos] = item;
+    if (payloads != null) {
+      payloads[pos] = payload;
+    }
     keys[2 * pos] = at;
     keys[2 * pos + 1] = meta;
     int link = (int) meta; // writes the slot without reading it: no miss on a large index
@@ -305,20 +380,20 @@ final class DelayHeap<T> {
   }
 
   /** Moves (item, at, meta) from the hole at {@code pos} towards the root to its place. */
-  private void siftUp(int pos, Object item, long at, long meta) {
+  private void siftUp(int pos, Object item, long at, long meta, int payload) {
     while (pos > 0) {
       int parent = (pos - 1) / ARITY;
       if (!before(at, meta, parent)) {
         break;
       }
-      place(pos, items[parent], keys[2 * parent], keys[2 * parent + 1]);
+      place(pos, items[parent], keys[2 * parent], keys[2 * parent + 1], payload(parent));
       pos = parent;
     }
-    place(pos, item, at, meta);
+    place(pos, item, at, meta, payload);
   }
 
   /** Moves (item, at, meta) from the hole at {@code pos} towards the leaves to its place. */
-  private void siftDown(int pos, Object item, long at, long meta) {
+  private void siftDown(int pos, Object item, long at, long meta, int payload) {
     while (true) {
       int first = ARITY * pos + 1;
       if (first >= size) {
@@ -340,10 +415,10 @@ final class DelayHeap<T> {
       if (!before(childAt, childMeta, at, meta)) {
         break;
       }
-      place(pos, items[child], childAt, childMeta);
+      place(pos, items[child], childAt, childMeta, payload(child));
       pos = child;
     }
-    place(pos, item, at, meta);
+    place(pos, item, at, meta, payload);
   }
 
   private static boolean before(long at1, long meta1, long at2, long meta2) {
@@ -361,6 +436,9 @@ final class DelayHeap<T> {
 
   private void resize(int capacity) {
     items = Arrays.copyOf(items, capacity);
+    if (payloads != null) {
+      payloads = Arrays.copyOf(payloads, capacity);
+    }
     keys = Arrays.copyOf(keys, 2 * capacity);
   }
 

@@ -5,11 +5,13 @@ import dev.workqueue.clock.Clock;
 import java.util.concurrent.locks.Lock;
 
 /**
- * The one clock wake-up a queue keeps armed for the head of its waiting room
- * ({@link DelayHeap}): armed for the earliest ready time while anything waits, cancelled when
- * nothing does, so an idle queue has nothing scheduled. Shared by the delaying and the
- * priority queue (the delaying queue arms it only as its metrics backstop). Not thread-safe: every method is called under the queue's lock, and the
- * wake-up itself takes that lock before it calls back.
+ * The one clock wake-up a queue may keep armed for the head of its waiting room
+ * ({@link DelayHeap}): the metrics backstop of a named queue (see {@link QueueEngine}), armed
+ * while items wait and no consumer does, cancelled otherwise, so an idle queue has nothing
+ * scheduled. Not thread-safe: every
+ * method is called under the queue's lock, and the wake-up itself takes that lock before it
+ * calls back. The clock's {@code schedule} is the caller's code: a throw ends in the queue's
+ * {@link HookGuard} and the wake-up stays unarmed until the next {@link #arm}.
  *
  * <p>A wake-up that was replaced or cancelled after it had started running finds a newer
  * generation and does nothing. One that fires early (its head was cancelled) calls back all
@@ -19,6 +21,7 @@ final class DelayWakeup {
   private final Clock clock;
   private final Lock lock;
   private final Runnable onWakeupLocked;
+  private final HookGuard guard;
   private Cancellable timer;
   private long deadline;
   private long generation;
@@ -27,10 +30,11 @@ final class DelayWakeup {
    * @param onWakeupLocked runs under {@code lock} when the wake-up fires; it promotes what is
    *     due and calls {@link #rearm} again
    */
-  DelayWakeup(Clock clock, Lock lock, Runnable onWakeupLocked) {
+  DelayWakeup(Clock clock, Lock lock, Runnable onWakeupLocked, HookGuard guard) {
     this.clock = clock;
     this.lock = lock;
     this.onWakeupLocked = onWakeupLocked;
+    this.guard = guard;
   }
 
   /**
@@ -56,14 +60,23 @@ final class DelayWakeup {
     cancel();
     long g = generation;
     deadline = target;
-    timer = clock.schedule(target, () -> fire(g));
+    try {
+      timer = clock.schedule(target, () -> fire(g));
+    } catch (Throwable t) { // the clock's or the caller's executor: the next arm tries again
+      guard.failed("the clock's schedule", t);
+    }
   }
 
   /** Cancels the armed wake-up, if any; one already running does nothing. */
   void cancel() {
     if (timer != null) {
-      timer.cancel();
+      Cancellable t = timer;
       timer = null;
+      try {
+        t.cancel();
+      } catch (Throwable e) { // a late fire finds a newer generation and does nothing
+        guard.failed("the clock's cancel", e);
+      }
     }
     generation++;
   }

@@ -58,8 +58,10 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Thread-safe: any number of producers and consumers; one lock per queue, and re-adding an
- * item that is already ready at an equal or higher priority takes no lock. No thread per
- * queue: delayed items are promoted by one clock wake-up, as in {@link DelayingQueue}.
+ * item that is already ready at an equal or higher priority takes no lock (and still
+ * publishes, as {@link WorkQueue#add} says). No thread per queue: waiting consumers release
+ * delayed items themselves, as in {@link DelayingQueue}; the queue is built on the same engine
+ * as the other queue kinds.
  *
  * @param <T> the item type
  */

@@ -76,6 +76,11 @@ final class ReadyLevels<T> {
     return oldest;
   }
 
+  /** The item that became ready last, or null; only with age tracking. */
+  PriorityEntry<T> newest() {
+    return newest;
+  }
+
   /** Appends {@code e} at the tail of its priority's line (and of the age line). */
   void append(PriorityEntry<T> e) {
     linkLevel(e, levelFor(e.priority));

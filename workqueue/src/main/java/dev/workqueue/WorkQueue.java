@@ -42,21 +42,25 @@ import java.util.Optional;
  */
 public interface WorkQueue<T> {
 
-  /** A queue with the default settings: FIFO storage, the system clock, no metrics. */
+  /** A queue with the default settings: first-in first-out, the system clock, no metrics. */
   static <T> WorkQueue<T> create() {
     return new WorkQueueBuilder<T>().build();
   }
 
-  /** A builder for a queue with a name (for metrics), a clock, a metrics provider, storage. */
+  /** A builder for a queue with a name (for metrics), a clock, a metrics provider, an order. */
   static <T> WorkQueueBuilder<T> builder() {
     return new WorkQueueBuilder<>();
   }
 
   /**
-   * Marks {@code item} as needing processing. If it is already dirty nothing changes (a queued
-   * item's storage gets a {@link QueueStorage#touch}); if it is processing it is queued again
-   * at its {@link #done}; otherwise it goes to the tail of the FIFO and one waiting consumer
-   * is woken. Ignored after shutdown. Never blocks for long.
+   * Marks {@code item} as needing processing. If it is already dirty nothing changes; if it is
+   * processing it is queued again at its {@link #done}; otherwise it goes to the tail of the
+   * FIFO and one waiting consumer is woken. Ignored after shutdown. Never blocks for long.
+   *
+   * <p><b>Memory consistency:</b> actions in a thread before {@code add(x)} happen-before the
+   * actions of the consumer after the {@code get} (or {@code poll}) that hands out the round
+   * of {@code x} covering this add, also when the add is merged into a round already pending
+   * (as {@link java.util.concurrent.BlockingQueue} promises for {@code put} and {@code take}).
    *
    * @throws NullPointerException if {@code item} is null
    */
@@ -78,11 +82,21 @@ public interface WorkQueue<T> {
    * {@code poll(Duration.ZERO)} never waits.
    *
    * @return the item, or empty if none came within the timeout or the queue is shut down and
-   *     empty ({@link #isShuttingDown} tells which)
+   *     empty ({@link #pollResult} tells which, free of races)
    * @throws InterruptedException if the thread is interrupted while waiting
    * @throws NullPointerException if {@code timeout} is null
    */
   Optional<T> poll(Duration timeout) throws InterruptedException;
+
+  /**
+   * Like {@link #poll}, but says why no item came: the timeout passed, or the queue is shut
+   * down and has nothing left to hand out. Decided when the call returns, so unlike asking
+   * {@link #isShuttingDown} afterwards it cannot mistake a timeout for the end of the queue.
+   *
+   * @throws InterruptedException if the thread is interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   */
+  PollResult<T> pollResult(Duration timeout) throws InterruptedException;
 
   /**
    * Marks {@code item} as no longer processing. If it was added while processing it goes to

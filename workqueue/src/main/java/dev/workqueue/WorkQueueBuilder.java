@@ -6,6 +6,7 @@ import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.ratelimit.RateLimiter;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 
 /**
  * Builds work queues. Every setter checks its argument when called and returns this builder;
@@ -18,8 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
  *     .build();
  * }</pre>
  *
- * <p>Not thread-safe; a builder may build several queues, each independent (but a
- * {@link QueueStorage} instance must not be shared: set a fresh one before each build).
+ * <p>Not thread-safe; a builder may build several queues, each independent.
  *
  * @param <T> the item type
  */
@@ -31,10 +31,12 @@ public final class WorkQueueBuilder<T> {
   String name;
   Clock clock = Clock.system();
   MetricsProvider metricsProvider = MetricsProvider.noop();
-  QueueStorage<T> storage;
+  Function<? super T, ?> fairDimension;
   long metricsUpdatePeriodNanos = DEFAULT_METRICS_UPDATE_PERIOD.toNanos();
   boolean addSupersedesDelayed;
   long agingThresholdNanos = DEFAULT_AGING_THRESHOLD.toNanos(); // 0 = off
+  /** For tests: whether a leader spins before its head; null: only on the system clock. */
+  Boolean leaderSpins;
   private boolean clockSet;
   private ScheduledExecutorService scheduler;
 
@@ -115,9 +117,27 @@ public final class WorkQueueBuilder<T> {
     return this;
   }
 
-  /** How the queued items are kept. Default: a fresh {@link QueueStorage#fifo()} per queue. */
-  public WorkQueueBuilder<T> storage(QueueStorage<T> storage) {
-    this.storage = Items.requireArg(storage, "storage");
+  /**
+   * Makes the ready order <em>fair</em> across the values of {@code dimension}: ready items are
+   * handed out round-robin between the values (a namespace, a tenant), first-in first-out within
+   * one value, so a value with 10,000 ready items gets one turn per round like a value with 3
+   * and cannot starve it. Default: one first-in first-out order (client-go's).
+   *
+   * <p>{@code dimension} is called with each item when it is added (also by {@code addAfter},
+   * so that a dimension that throws fails that call), must not return null, and must give the
+   * same value for equal items. Its values are compared with {@code equals}/{@code hashCode}.
+   * Not for priority queues, which order by priority.
+   *
+   * <pre>{@code
+   * RateLimitingQueue<ObjectKey> queue = WorkQueue.<ObjectKey>builder()
+   *     .fairBy(ObjectKey::namespace)
+   *     .buildRateLimiting(RateLimiters.defaultControllerRateLimiter());
+   * }</pre>
+   *
+   * @throws NullPointerException if {@code dimension} is null
+   */
+  public WorkQueueBuilder<T> fairBy(Function<? super T, ?> dimension) {
+    this.fairDimension = Items.requireArg(dimension, "dimension");
     return this;
   }
 
@@ -133,6 +153,15 @@ public final class WorkQueueBuilder<T> {
       throw new IllegalArgumentException("period must be positive, was " + period);
     }
     this.metricsUpdatePeriodNanos = TimeMath.delayNanos(period);
+    return this;
+  }
+
+  /**
+   * For tests: makes a leader spin for the last {@link QueueEngine#SPIN_NANOS} before its head
+   * (or never), whatever the clock; by default it spins on the system clock only.
+   */
+  WorkQueueBuilder<T> leaderSpins(boolean spins) {
+    this.leaderSpins = spins;
     return this;
   }
 
@@ -159,17 +188,17 @@ public final class WorkQueueBuilder<T> {
 
   /**
    * A priority queue with these settings, asking {@code limiter} for the delay of rate-limited
-   * adds. {@link #storage} does not apply (the queue keeps its own lines by priority) and
-   * {@link #addSupersedesDelayed} is always on for it (controller-runtime's rule: an add
+   * adds. {@link #addSupersedesDelayed} is always on for it (controller-runtime's rule: an add
    * without delay makes a waiting item ready now).
    *
-   * @throws IllegalStateException if a {@link #storage} was set
+   * @throws IllegalStateException if {@link #fairBy} was set: a priority queue orders by
+   *     priority
    */
   public PriorityWorkQueue<T> buildPriority(RateLimiter<? super T> limiter) {
     Items.requireArg(limiter, "limiter");
-    if (storage != null) {
+    if (fairDimension != null) {
       throw new IllegalStateException(
-          "storage(...) does not apply to a priority queue, which orders items itself");
+          "fairBy(...) does not apply to a priority queue, which orders items by priority");
     }
     resolveClock();
     return new DefaultPriorityWorkQueue<>(this, limiter);
@@ -184,12 +213,6 @@ public final class WorkQueueBuilder<T> {
       }
       clock = Clock.system(scheduler);
     }
-  }
-
-  QueueStorage<T> takeStorage() {
-    QueueStorage<T> s = storage != null ? storage : QueueStorage.fifo();
-    storage = null; // a storage belongs to one queue
-    return s;
   }
 
   QueueMetrics<T> newMetrics(java.util.concurrent.locks.Lock queueLock) {

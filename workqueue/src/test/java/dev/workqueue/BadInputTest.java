@@ -308,12 +308,6 @@ class BadInputTest {
             f -> WorkQueue.<String>builder().agingThreshold(null), npe("threshold")),
         new Row("builder buildPriority(null)", RUNNING,
             f -> WorkQueue.<String>builder().buildPriority(null), npe("limiter")),
-        new Row("builder buildPriority with a storage", RUNNING,
-            f -> WorkQueue.<String>builder().storage(QueueStorage.fifo())
-                .buildPriority(f.limiter),
-            new Expect(IllegalStateException.class,
-                "storage(...) does not apply to a priority queue, which orders items itself",
-                null, f -> {})),
         new Row("add(x, Integer.MIN_VALUE and MAX_VALUE priorities) work", RUNNING, v(f -> {
               f.pq().add("low", AddOptions.ofPriority(Integer.MIN_VALUE));
               f.pq().add("high", AddOptions.ofPriority(Integer.MAX_VALUE));

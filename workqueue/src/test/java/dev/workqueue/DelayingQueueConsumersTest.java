@@ -28,15 +28,19 @@ import org.junit.jupiter.api.Test;
  * How due items reach the queue without a timer (a queue without metrics schedules nothing):
  * every operation first queues what is due, exactly as if each item had been added at its
  * ready time; a waiting consumer (the leader) waits until the head's ready time, less {@link
- * DefaultDelayingQueue#SPIN_NANOS}, and hands the lead to another waiting consumer when it
+ * QueueEngine#SPIN_NANOS}, and hands the lead to another waiting consumer when it
  * leaves. All on a {@link FakeClock}: a consumer's timed wait is a wake-up on it, so the tests
- * see when, and for what, the leader waits.
+ * see when, and for what, the leader waits. The leader spins only on the system clock; these
+ * tests turn the spin on to see its bounds, and {@link #onAFakeClock_theLeaderNeverSpins} checks
+ * that it is off by default.
  */
 class DelayingQueueConsumersTest {
-  private static final long SPIN = DefaultDelayingQueue.SPIN_NANOS;
+  private static final long SPIN = QueueEngine.SPIN_NANOS;
 
   private final FakeClock clock = new FakeClock();
-  private final DelayingQueue<String> q = WorkQueue.<String>builder().clock(clock).buildDelaying();
+  /** Spins as on the system clock, so that the tests see the spin's bounds on the fake clock. */
+  private final DelayingQueue<String> q =
+      WorkQueue.<String>builder().clock(clock).leaderSpins(true).buildDelaying();
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @AfterEach
@@ -130,6 +134,27 @@ class DelayingQueueConsumersTest {
   }
 
   // ---- the leader ----
+
+  @Test
+  void onAFakeClock_theLeaderNeverSpins() throws Exception {
+    DelayingQueue<String> fake = WorkQueue.<String>builder().clock(clock).buildDelaying();
+    try {
+      fake.addAfter("a", Duration.ofNanos(SPIN / 2)); // within the spin of the head
+      Thread[] consumer = new Thread[1];
+      Future<Optional<String>> got = threads.submit(() -> {
+        consumer[0] = Thread.currentThread();
+        return fake.get();
+      });
+      awaitWakeUpAt(clock.nanoTime() + SPIN / 2); // parked until the head itself
+      await().atMost(10, SECONDS).until(() -> consumer[0] != null
+          && (consumer[0].getState() == Thread.State.WAITING
+              || consumer[0].getState() == Thread.State.TIMED_WAITING)); // parked, not spinning
+      clock.step(Duration.ofNanos(SPIN / 2));
+      assertEquals(Optional.of("a"), result(got));
+    } finally {
+      fake.shutDown();
+    }
+  }
 
   @Test
   void waitingConsumer_waitsUntilTheHeadIsAlmostDue_thenTakesIt() throws Exception {
@@ -279,7 +304,7 @@ class DelayingQueueConsumersTest {
     named.addAfter("later", ofSeconds(10));
     assertEquals(Optional.of("a"), named.poll(Duration.ZERO)); // a consumer took an item
     named.addAfter("b", Duration.ofNanos(100_000));
-    long grace = DefaultDelayingQueue.BACKSTOP_GRACE_NANOS;
+    long grace = QueueEngine.BACKSTOP_GRACE_NANOS;
     assertEquals(nanos(ofMillis(10)) + grace, clock.nextWakeup(),
         "b's wake-up waits for the consumer a while: it is likely back to move b itself");
     clock.step(Duration.ofNanos(grace));

@@ -55,31 +55,6 @@ class WorkQueueTest {
   }
 
   @Test
-  void touch_isCalledOnlyForReAddOfQueuedItem() throws Exception {
-    List<String> touched = new ArrayList<>();
-    QueueStorage<String> fifo = QueueStorage.fifo();
-    QueueStorage<String> recording = new QueueStorage<>() {
-      @Override public void touch(String item) { touched.add(item); }
-      @Override public void push(String item) { fifo.push(item); }
-      @Override public String pop() { return fifo.pop(); }
-      @Override public int size() { return fifo.size(); }
-    };
-    WorkQueue<String> q = WorkQueue.<String>builder().storage(recording).build();
-
-    q.add("x");
-    assertEquals(List.of(), touched, "first add is a push, not a touch");
-    q.add("x");
-    assertEquals(List.of("x"), touched, "re-add of a queued item touches it");
-    assertEquals("x", take(q));
-    q.add("x");
-    q.add("x");
-    assertEquals(List.of("x"), touched, "re-adds while processing do not touch");
-    q.done("x");
-    q.add("x");
-    assertEquals(List.of("x", "x"), touched, "queued again after done: touch again");
-  }
-
-  @Test
   void reAddDuringProcessing_comesBackOnceAtTheTailAfterDone() throws Exception {
     WorkQueue<String> q = WorkQueue.create();
     q.add("a");

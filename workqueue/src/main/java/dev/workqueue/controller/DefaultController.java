@@ -249,6 +249,9 @@ final class DefaultController<T> implements Controller<T> {
     stop(stopTimeout);
   }
 
+  /** Whether a queue's {@code get} that threw was logged; once per controller. */
+  private volatile boolean warnedQueue;
+
   private void workerLoop(Run r) {
     Thread self = Thread.currentThread();
     r.threads.add(self);
@@ -278,6 +281,18 @@ final class DefaultController<T> implements Controller<T> {
           log.warn("controller {}: worker {} interrupted while waiting; it exits", name,
               self.getName());
           return;
+        } catch (RuntimeException e) {
+          // The queue (or a wrapper of it) threw: the worker survives, as it does a reconciler's
+          // exception, so the controller keeps the workers it reports.
+          if (r.stopping) {
+            return;
+          }
+          if (!warnedQueue) {
+            warnedQueue = true;
+            log.error("controller {}: taking a key from the queue threw; worker {} goes on"
+                + " (logged once per controller)", name, self.getName(), e);
+          }
+          continue;
         }
         if (r.stopping && !drainOnStop) {
           r.queue.done(key); // stopping without drain: the queued rest is dropped

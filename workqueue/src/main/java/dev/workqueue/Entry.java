@@ -1,0 +1,98 @@
+package dev.workqueue;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * What a queue knows about one item that is dirty or processing: client-go's {@code dirty} and
+ * {@code processing} sets in one object, and the link of the item's ready line. Items that only
+ * wait for a delay have no entry: the {@link DelayHeap} holds them by themselves.
+ *
+ * <pre>
+ *   ready    processing   where the item is                         dirty
+ *   NONE     yes          handed out, not added since               no
+ *   READY    no           in its ready line ({@link ReadyOrder})    yes
+ *   HELD     yes          handed out and added since: in line at done yes
+ * </pre>
+ *
+ * An entry that is neither ready nor processing leaves the queue's map ({@link #removed}); a
+ * later add of the item makes a fresh one. Guarded by the queue's lock except {@link #stamp}.
+ *
+ * <p><b>The stamp and the merged add.</b> {@link #stamp} is the entry's priority while it is
+ * READY or HELD and {@link #NOT_READY} otherwise. An add of an item whose stamp is at least the
+ * add's priority changes nothing, so it takes no lock: it compare-and-sets the stamp to the
+ * value it read. That write is what makes the producer's earlier actions visible to the worker:
+ * every write of the stamp under the lock, and the {@code getAndSet} that hands the round out,
+ * are atomic read-modify-writes that read the latest write, so each synchronizes with the
+ * merged add before it. If the round was handed out between the producer's read and its
+ * compare-and-set, the stamp has changed, the CAS fails, and the add takes the lock instead.
+ */
+class Entry<T> {
+  static final byte NONE = 0;
+  static final byte READY = 1;
+  static final byte HELD = 2;
+
+  /** {@link #stamp} of an entry that is neither READY nor HELD: below every priority. */
+  static final long NOT_READY = Long.MIN_VALUE;
+
+  private static final VarHandle STAMP;
+
+  static {
+    try {
+      STAMP = MethodHandles.lookup().findVarHandle(Entry.class, "stamp", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final T item;
+  /** The pending round's priority; while only processing, the priority it was handed out at. */
+  int priority;
+  byte ready;
+  boolean processing;
+  /** Set when the entry leaves the queue's map; a fresh entry stands for the item after. */
+  boolean removed;
+  /**
+   * The priority the item was handed out at: written by the take, read by the taking thread
+   * after it (stable until the item's {@code done}, as nobody else can take it meanwhile).
+   */
+  int takenPriority;
+  /** The next entry in a FIFO line (the FIFO and fair orders link through it). */
+  Entry<T> behind;
+
+  @SuppressWarnings("unused") // through STAMP
+  private volatile long stamp = NOT_READY;
+
+  Entry(T item, int priority) {
+    this.item = item;
+    this.priority = priority;
+  }
+
+  final boolean isDirty() {
+    return ready != NONE;
+  }
+
+  /**
+   * The lock-free merge of an add at {@code priority}: true if the item is READY or HELD at that
+   * priority or higher, and the merge was published (see the class comment).
+   */
+  final boolean tryMerge(int priority) {
+    long s = (long) STAMP.getVolatile(this);
+    return s >= priority && STAMP.compareAndSet(this, s, s);
+  }
+
+  /** Under the lock: makes the stamp agree with {@link #ready} and {@link #priority}. */
+  final void publish() {
+    STAMP.getAndSet(this, ready != NONE ? (long) priority : NOT_READY);
+  }
+
+  /** The stamp as published; for invariant checks. */
+  final long stamp() {
+    return (long) STAMP.getVolatile(this);
+  }
+
+  @Override
+  public final String toString() {
+    return item + "@" + priority;
+  }
+}

@@ -1,0 +1,58 @@
+package dev.workqueue;
+
+/** client-go's order: one first-in first-out line, linked through the entries. */
+final class FifoOrder<T> extends ReadyOrder<T> {
+  private Entry<T> head;
+  private Entry<T> tail;
+  private int size;
+
+  @Override
+  Entry<T> newEntry(T item, int priority) {
+    return new Entry<>(item, priority);
+  }
+
+  @Override
+  void append(Entry<T> e, long readySince) {
+    e.behind = null;
+    if (tail == null) {
+      head = e;
+    } else {
+      tail.behind = e;
+    }
+    tail = e;
+    size++;
+  }
+
+  @Override
+  Entry<T> poll(long now) {
+    Entry<T> e = head;
+    if (e != null) {
+      head = e.behind;
+      e.behind = null; // a popped entry holds no other entry alive
+      if (head == null) {
+        tail = null;
+      }
+      size--;
+    }
+    return e;
+  }
+
+  @Override
+  int size() {
+    return size;
+  }
+
+  @Override
+  boolean checkInvariants() {
+    int n = 0;
+    Entry<T> last = null;
+    for (Entry<T> e = head; e != null; e = e.behind) {
+      if (e.ready != Entry.READY) {
+        return false;
+      }
+      last = e;
+      n++;
+    }
+    return n == size && last == tail;
+  }
+}

@@ -1,0 +1,748 @@
+package dev.workqueue;
+
+import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.TimeMath;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one engine under every queue kind: work, delaying, rate-limiting, priority and fair
+ * queues are thin views of it that differ only in their {@link ReadyOrder} and two merge rules.
+ *
+ * <h2>State</h2>
+ *
+ * <ul>
+ *   <li>{@link #entries}: one {@link Entry} per item that is dirty or processing (client-go's
+ *       two sets in one map, so {@code add}, {@code get} and {@code done} each cost one hash
+ *       operation);
+ *   <li>{@link #order}: the READY entries, in the order they are handed out;
+ *   <li>{@link #waiting}: items waiting for a delay, by ready time, with their priority as the
+ *       heap's payload. A waiting item needs no entry: the waiting room is independent of the
+ *       dirty and processing state, as in client-go, and costs ~30 bytes an item.
+ * </ul>
+ *
+ * Everything is guarded by {@link #lock}, except the merge of an add into a round that is
+ * already pending, which takes no lock and publishes through the entry's stamp ({@link
+ * Entry}): so the {@code java.util.concurrent} promise holds for every add, merged or not.
+ *
+ * <h2>Merge rules</h2>
+ *
+ * client-go's: a delayed add waits in {@link #waiting} whatever the item's state, and when
+ * due it is added like any other add (merged if the item is dirty then). With {@code
+ * supersede} (an option of the delaying queue; always on for the priority queue) an add
+ * without delay also removes a waiting add of the item. With {@code priorityRules}
+ * (controller-runtime's): a delayed add of a dirty item only raises its priority (a ready item
+ * never goes back to waiting), and an item keeps the highest priority it was added with.
+ *
+ * <h2>Releasing delayed items: the consumers do it</h2>
+ *
+ * Nothing runs on a timer to move due items into the ready order (as in {@link
+ * java.util.concurrent.DelayQueue}): while items wait, one waiting consumer, the
+ * <em>leader</em>, waits only until the head's ready time; the others wait until signalled.
+ * Every operation first <em>promotes</em> what is due, at most {@link #PROMOTE_BATCH} items per
+ * hold of the lock, so a million items falling due at once never stall an {@code add} on
+ * another thread, and the first of them is handed out without waiting for the rest. A consumer
+ * that promotes several items wakes as many followers as there are items for them (less the
+ * one it takes itself), and a consumer that stops leading hands the lead to a follower: one
+ * wake-up per delivered item at most, as {@code DelayQueue}.
+ *
+ * <p>A park oversleeps by tens of microseconds, so on the system clock the leader parks until
+ * {@link #SPIN_NANOS} before the head and spins (yielding, the lock released) for the rest. On
+ * any other clock (a {@code FakeClock}) it never spins: its time moves only when stepped.
+ *
+ * <p><b>A timer only for metrics.</b> A queue with live metrics (a named queue) must move due
+ * items on time even when no consumer comes, so that its depth and adds are right: it arms one
+ * clock wake-up for the head's ready time while items wait and no consumer waits (no earlier
+ * than {@link #BACKSTOP_GRACE_NANOS} after a consumer last took an item: that consumer is
+ * likely back before then). A queue without metrics schedules nothing at all.
+ *
+ * <h2>User code runs after the change</h2>
+ *
+ * Metrics hooks and the clock's {@code schedule} run after the state change they report is
+ * complete, through {@link HookGuard}, which logs, counts and swallows what they throw. The
+ * caller's {@code equals}/{@code hashCode} and the fair order's dimension run before anything
+ * changes, so a throw fails the call that brought the item and harms no other.
+ */
+final class QueueEngine<T> {
+  private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
+
+  /** On the system clock, a leader whose head is due within this spins instead of parking. */
+  static final long SPIN_NANOS = 20_000;
+  /** A backstop wake-up comes no earlier than this after a consumer took an item: see above. */
+  static final long BACKSTOP_GRACE_NANOS = 1_000_000;
+  /** The most due items moved into the ready order under one hold of the lock. */
+  static final int PROMOTE_BATCH = 64;
+
+  /** {@link #take}'s answer when the timeout passed. */
+  @SuppressWarnings("rawtypes")
+  static final Entry TIMED_OUT = new Entry<>("(timed out)", 0);
+  /** {@link #take}'s answer when the queue is shut down and has nothing left to hand out. */
+  @SuppressWarnings("rawtypes")
+  static final Entry SHUT_DOWN = new Entry<>("(shut down)", 0);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition notEmpty = lock.newCondition();
+  private final Clock clock;
+  private final String name;
+  private final HookGuard guard;
+  private final QueueMetrics<T> metrics;
+  private final PriorityDepthMetric depthByPriority; // null: not recorded
+  private final ReadyOrder<T> order;
+  private final FairOrder<T> fair; // the order, if fair: delayed adds check the dimension early
+  private final boolean orderReadsClock;
+  private final boolean priorityRules;
+  private final boolean supersede;
+  private final boolean spin;
+  private final boolean backstop;
+
+  private final ConcurrentHashMap<T, Entry<T>> entries = new ConcurrentHashMap<>();
+  private final DelayHeap<T> waiting;
+  private final DelayWakeup wakeup;
+  private final Drain drain;
+  private int dirty; // READY + HELD
+  /** Consumers waiting on {@link #notEmpty}, the leader included while it waits. */
+  private int waiters;
+  /** The consumer waiting until the head's ready time, or null. */
+  private Thread leader;
+  private volatile boolean shuttingDown; // written under the lock
+  private boolean warnedUnpairedDone;
+  private long lastTake;
+  private boolean tookWhileWaiting;
+
+  /**
+   * @param priority controller-runtime's rules and order (else FIFO, or fair if the builder
+   *     names a dimension)
+   */
+  QueueEngine(WorkQueueBuilder<T> b, boolean priority) {
+    this.clock = b.clock;
+    this.name = b.name;
+    this.guard = new HookGuard(b.name);
+    if (priority) {
+      this.order = new PriorityOrder<>(b.agingThresholdNanos);
+      this.fair = null;
+    } else if (b.fairDimension != null) {
+      this.fair = new FairOrder<>(b.fairDimension);
+      this.order = fair;
+    } else {
+      this.order = new FifoOrder<>();
+      this.fair = null;
+    }
+    this.orderReadsClock = order.readsClock();
+    this.priorityRules = priority;
+    this.supersede = priority || b.addSupersedesDelayed;
+    this.waiting = new DelayHeap<>(priority);
+    QueueMetrics<T> m = b.newMetrics(lock);
+    this.backstop = !(m instanceof QueueMetrics.Noop);
+    this.metrics = backstop ? new GuardedMetrics<>(m, guard) : m;
+    this.depthByPriority = priority ? b.newPriorityDepthMetric() : null;
+    this.spin = b.leaderSpins != null
+        ? b.leaderSpins : clock.getClass() == Clock.system().getClass();
+    this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
+    this.drain = new Drain(lock, clock, entries::isEmpty, this::markShuttingDown);
+  }
+
+  // ---- adds ----
+
+  /** An add without delay at {@code priority}. */
+  void add(T item, int priority) {
+    Entry<T> seen = entries.get(item);
+    if (seen != null && seen.tryMerge(priority)) {
+      return; // merged into the pending round, published through the stamp
+    }
+    lock.lock();
+    try {
+      if (shuttingDown) {
+        return;
+      }
+      long now = nowIfNeeded();
+      wake(promoteLocked(now));
+      if (addNowLocked(item, priority, seen, now) && waiters > 0) {
+        notEmpty.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A delayed add (or, with {@code reschedule}, one that may also postpone a waiting item).
+   * Counts one retry, also when the delay is zero or less, which adds now.
+   */
+  void addAfter(T item, int priority, long delayNanos, boolean reschedule) {
+    if (fair != null) {
+      fair.check(item); // a dimension that throws fails this call, not a later promotion
+    }
+    lock.lock();
+    try {
+      if (shuttingDown) {
+        return;
+      }
+      long now = clock.nanoTime();
+      wake(promoteLocked(now));
+      addAfterLocked(item, priority, delayNanos, reschedule, now);
+      metrics.retried();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void addAfterLocked(T item, int priority, long delayNanos, boolean reschedule,
+      long now) {
+    Entry<T> seen = null;
+    if (priorityRules) {
+      seen = entries.get(item);
+      if (seen != null && seen.isDirty()) {
+        if (!reschedule) {
+          raiseLocked(seen, priority); // already ready: it keeps its earlier time
+        }
+        return;
+      }
+    }
+    if (delayNanos <= 0) {
+      if (reschedule) {
+        long p = waiting.removeReturningPayload(item);
+        if (p != DelayHeap.ABSENT) {
+          priority = (int) p; // a waiting item made ready now keeps its priority
+          waitingChangedLocked();
+        }
+      }
+      if (addNowLocked(item, priority, seen, now) && waiters > 0) {
+        notEmpty.signal();
+      }
+      return;
+    }
+    long readyAt = TimeMath.deadline(now, delayNanos);
+    boolean empty = waiting.isEmpty();
+    long oldHead = empty ? 0 : waiting.headReadyAt();
+    if (reschedule) {
+      waiting.schedule(item, readyAt, priority);
+    } else if (empty || readyAt - oldHead < 0) {
+      waiting.offerEarliest(item, readyAt, priority); // a new head
+    } else {
+      waiting.offerEarliestDeferred(item, readyAt, priority); // behind the head: no change
+      return;
+    }
+    if (empty || waiting.isEmpty() || waiting.headReadyAt() != oldHead) {
+      headChangedLocked();
+    }
+  }
+
+  /**
+   * Merges an add without delay into what the queue holds for {@code item}; {@code seen} is the
+   * item's entry as read without the lock (still its entry unless {@link Entry#removed}), or
+   * null. Returns whether an entry joined the ready order (the caller wakes a consumer).
+   */
+  private boolean addNowLocked(T item, int priority, Entry<T> seen, long now) {
+    Entry<T> e = seen == null || seen.removed ? null : seen;
+    Entry<T> fresh = e == null ? order.newEntry(item, priority) : null; // may throw: no change
+    if (supersede && !waiting.isEmpty()) {
+      long p;
+      try {
+        p = waiting.removeReturningPayload(item);
+      } catch (RuntimeException | Error t) {
+        if (fresh != null) {
+          order.released(fresh);
+        }
+        throw t;
+      }
+      if (p != DelayHeap.ABSENT) {
+        priority = Math.max(priority, (int) p);
+        waitingChangedLocked();
+      }
+    }
+    if (fresh != null) {
+      e = entries.putIfAbsent(item, fresh); // one map operation for a new item
+      if (e == null) {
+        fresh.priority = priority;
+        return makeReadyLocked(fresh, now);
+      }
+      order.released(fresh); // the item was added since the caller looked
+    }
+    if (!e.isDirty()) {
+      e.priority = priority; // a new round; the processing round's priority is over
+      return makeReadyLocked(e, now);
+    }
+    raiseLocked(e, priority);
+    return false;
+  }
+
+  /** {@code e}, not dirty, becomes dirty: READY in line, or HELD while processing. */
+  private boolean makeReadyLocked(Entry<T> e, long readySince) {
+    boolean joined = !e.processing;
+    if (joined) {
+      e.ready = Entry.READY;
+      order.append(e, readySince);
+    } else {
+      e.ready = Entry.HELD;
+    }
+    e.publish();
+    dirty++;
+    metrics.added(e.item, dirty);
+    depth(e.priority, 1);
+    return joined;
+  }
+
+  /** A dirty entry's priority rises to {@code priority}, if that is higher. */
+  private void raiseLocked(Entry<T> e, int priority) {
+    if (priority <= e.priority) {
+      return;
+    }
+    int old = e.priority;
+    if (e.ready == Entry.READY) {
+      order.raise(e, priority);
+    } else {
+      e.priority = priority;
+    }
+    e.publish();
+    if (depthByPriority != null) {
+      try {
+        depthByPriority.move(old, priority);
+      } catch (Throwable t) {
+        guard.failed("a metrics hook (depth by priority)", t);
+      }
+    }
+  }
+
+  private void depth(int priority, int delta) {
+    if (depthByPriority != null) {
+      try {
+        if (delta > 0) {
+          depthByPriority.increment(priority);
+        } else {
+          depthByPriority.decrement(priority);
+        }
+      } catch (Throwable t) {
+        guard.failed("a metrics hook (depth by priority)", t);
+      }
+    }
+  }
+
+  /** Removes a waiting add; whether there was one. */
+  boolean cancel(T item) {
+    lock.lock();
+    try {
+      wake(promoteLocked(nowIfNeeded()));
+      if (!waiting.remove(item)) {
+        return false;
+      }
+      waitingChangedLocked();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- promotion ----
+
+  private long nowIfNeeded() {
+    return !waiting.isEmpty() || orderReadsClock ? clock.nanoTime() : 0;
+  }
+
+  /**
+   * Moves up to {@link #PROMOTE_BATCH} items due at {@code now} into the ready order, in
+   * ready-time order, each as an add made at its ready time. Returns how many joined the
+   * ready order (the caller wakes consumers for them).
+   */
+  private int promoteLocked(long now) {
+    if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())) {
+      return 0;
+    }
+    int joined = 0;
+    int n = 0;
+    do {
+      long readyAt = waiting.headReadyAt();
+      int priority = waiting.headPayload();
+      T item = waiting.poll();
+      try {
+        Entry<T> fresh = order.newEntry(item, priority);
+        Entry<T> e = entries.putIfAbsent(item, fresh); // most promoted items are new
+        if (e == null) {
+          e = fresh;
+        } else {
+          order.released(fresh);
+          if (e.isDirty()) {
+            raiseLocked(e, priority); // merged into the pending round
+            continue;
+          }
+          e.priority = priority; // processing: a new round, held until done
+        }
+        if (makeReadyLocked(e, readyAt)) {
+          joined++;
+        }
+      } catch (RuntimeException ex) { // the item's equals/hashCode or the fair dimension
+        guard.failed("promoting a due item (its equals, hashCode or dimension)", ex);
+      }
+    } while (++n < PROMOTE_BATCH && !waiting.isEmpty()
+        && TimeMath.reached(now, waiting.headReadyAt()));
+    if (waiting.isEmpty()) {
+      wakeup.cancel();
+    }
+    return joined;
+  }
+
+  /**
+   * Promotes everything due, a batch per hold of the lock, for the callers that want exact
+   * counts ({@code size}, {@code waitingCount}) or a full promotion (shutdown).
+   */
+  private void promoteAllDue() {
+    int joined;
+    do {
+      lock.lock();
+      try {
+        if (waiting.isEmpty()) {
+          return;
+        }
+        joined = promoteLocked(clock.nanoTime());
+        wake(joined);
+      } finally {
+        lock.unlock();
+      }
+    } while (joined > 0);
+  }
+
+  /** Signals up to {@code n} waiting consumers; returns how many. */
+  private int wake(int n) {
+    int k = Math.min(n, waiters);
+    for (int i = 0; i < k; i++) {
+      notEmpty.signal();
+    }
+    return k;
+  }
+
+  /**
+   * The head's ready time changed (or the first item waits): a leader waiting for the old head
+   * may wait too long, and followers wait for no time at all. Wake one; it leads for the new
+   * head.
+   */
+  private void headChangedLocked() {
+    if (waiters > 0) {
+      leader = null;
+      notEmpty.signal();
+    } else {
+      armBackstopLocked();
+    }
+  }
+
+  /** An item left the waiting room other than by promotion. */
+  private void waitingChangedLocked() {
+    armBackstopLocked(); // a leader waiting for a removed head wakes early and re-waits
+  }
+
+  // ---- consumers ----
+
+  /**
+   * Takes the next item, waiting up to {@code timeoutNanos} (forever if negative) on the
+   * queue's clock. Returns its entry (now processing), {@link #TIMED_OUT} or {@link #SHUT_DOWN}.
+   */
+  @SuppressWarnings("unchecked")
+  Entry<T> take(long timeoutNanos) throws InterruptedException {
+    lock.lock();
+    try {
+      boolean timed = timeoutNanos >= 0;
+      long deadline = timed ? TimeMath.deadline(clock.nanoTime(), timeoutNanos) : 0;
+      return take(timed, deadline);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private Entry<T> take(boolean timed, long deadline) throws InterruptedException {
+    boolean signalled = false;
+    try {
+      while (true) {
+        long now = timed || !waiting.isEmpty() || orderReadsClock ? clock.nanoTime() : 0;
+        int joined = promoteLocked(now);
+        Entry<T> e = order.poll(now);
+        if (e != null) {
+          signalled = wake(joined - 1) > 0; // the rest of what this consumer promoted
+          takeLocked(e, now);
+          return e;
+        }
+        if (shuttingDown) {
+          return SHUT_DOWN;
+        }
+        if (timed && TimeMath.reached(now, deadline)) {
+          return TIMED_OUT;
+        }
+        if (leader == null && !waiting.isEmpty()
+            && (!timed || waiting.headReadyAt() - deadline < 0)) {
+          long head = waiting.headReadyAt();
+          if (spin && head - now <= SPIN_NANOS) {
+            spinUntil(head);
+          } else {
+            awaitAsLeader(spin ? head - SPIN_NANOS : head); // a park oversleeps: spin the rest
+          }
+        } else {
+          waiters++;
+          try {
+            if (timed) {
+              clock.awaitUntil(lock, notEmpty, deadline);
+            } else {
+              notEmpty.await();
+            }
+          } finally {
+            waiters--;
+          }
+        }
+      }
+    } finally {
+      if (leader == null && !waiting.isEmpty()) {
+        if (waiters > 0) {
+          if (!signalled) {
+            notEmpty.signal(); // hand the lead over
+          }
+        } else {
+          armBackstopLocked();
+        }
+      }
+    }
+  }
+
+  /** Hands {@code e}, just polled from the order, out: it is processing now. */
+  private void takeLocked(Entry<T> e, long now) {
+    e.ready = Entry.NONE;
+    e.processing = true;
+    e.takenPriority = e.priority;
+    e.publish(); // reads the stamp's last write: every merged add of this round happens-before
+    dirty--;
+    if (backstop && !waiting.isEmpty()) {
+      lastTake = now;
+      tookWhileWaiting = true;
+    }
+    metrics.taken(e.item, dirty);
+    depth(e.priority, -1);
+  }
+
+  /** Waits as the leader until {@code wakeAt}, or until signalled. */
+  private void awaitAsLeader(long wakeAt) throws InterruptedException {
+    Thread me = Thread.currentThread();
+    leader = me;
+    waiters++;
+    try {
+      clock.awaitUntil(lock, notEmpty, wakeAt);
+    } finally {
+      waiters--;
+      if (leader == me) {
+        leader = null;
+      }
+    }
+  }
+
+  /**
+   * Leads by spinning, with the lock released, until the clock reaches {@code head} (at most
+   * {@link #SPIN_NANOS} away), shutdown or an interrupt. A timed park cannot wait that little:
+   * the kernel lets it oversleep by tens of microseconds, and a producer waking the consumer
+   * instead costs a system call per wake-up. Only on the system clock.
+   */
+  private void spinUntil(long head) throws InterruptedException {
+    Thread me = Thread.currentThread();
+    leader = me;
+    boolean interrupted = false;
+    lock.unlock();
+    try {
+      while (!TimeMath.reached(clock.nanoTime(), head) && !shuttingDown) {
+        if (Thread.interrupted()) {
+          interrupted = true;
+          break;
+        }
+        Thread.yield(); // on a busy machine, lets the producers run
+      }
+    } finally {
+      lock.lock();
+      if (leader == me) {
+        leader = null;
+      }
+    }
+    if (interrupted) {
+      throw new InterruptedException();
+    }
+  }
+
+  void done(T item) {
+    lock.lock();
+    try {
+      long now = nowIfNeeded();
+      wake(promoteLocked(now));
+      Entry<T> e = entries.remove(item); // one map operation in the common case
+      if (e == null || !e.processing || e.ready != Entry.NONE) {
+        if (e != null) {
+          entries.put(item, e); // HELD, or not processing: it stays
+        }
+        if (e == null || !e.processing) {
+          warnUnpairedDone(item);
+          return;
+        }
+      }
+      e.processing = false;
+      if (e.ready == Entry.NONE) {
+        e.removed = true;
+        order.released(e);
+      } else { // HELD: dirty all along (depth and priority unchanged); it joins its line now
+        e.ready = Entry.READY;
+        order.append(e, now);
+        if (waiters > 0) {
+          notEmpty.signal();
+        }
+      }
+      drain.signalIfDrained();
+      metrics.finished(item);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void warnUnpairedDone(T item) {
+    if (!warnedUnpairedDone) {
+      warnedUnpairedDone = true;
+      log.warn("queue {}: done({}) for an item that is not processing; ignored (logged once"
+          + " per queue): every done must follow the get that handed the item out",
+          name == null ? "(unnamed)" : name, item);
+    }
+  }
+
+  // ---- sizes ----
+
+  /** Ready items: not processing (even if re-added), not waiting. */
+  int size() {
+    promoteAllDue();
+    lock.lock();
+    try {
+      return order.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  int waitingCount() {
+    promoteAllDue();
+    lock.lock();
+    try {
+      return waiting.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- the metrics backstop ----
+
+  /**
+   * For a queue with live metrics: makes a clock wake-up due no later than the head's ready
+   * time (or {@link #BACKSTOP_GRACE_NANOS} after a consumer's last take, if that is later)
+   * while items wait and no consumer does, and cancels it when nothing waits. While a consumer
+   * waits it leaves an armed wake-up alone (cheaper than cancelling it) and arms none.
+   */
+  private void armBackstopLocked() {
+    if (!backstop) {
+      return;
+    }
+    if (waiting.isEmpty() || shuttingDown) {
+      wakeup.cancel();
+      return;
+    }
+    if (leader != null || waiters > 0) {
+      return; // the consumers release what falls due
+    }
+    long target = waiting.headReadyAt();
+    if (tookWhileWaiting && lastTake + BACKSTOP_GRACE_NANOS - target > 0) {
+      target = lastTake + BACKSTOP_GRACE_NANOS;
+    }
+    wakeup.arm(target);
+  }
+
+  private void onWakeupLocked() {
+    if (shuttingDown) {
+      return;
+    }
+    wake(promoteLocked(clock.nanoTime()));
+    armBackstopLocked();
+  }
+
+  // ---- shutdown ----
+
+  void shutDown() {
+    promoteAllDue();
+    drain.shutDown();
+  }
+
+  void shutDownWithDrain() throws InterruptedException {
+    promoteAllDue();
+    drain.shutDownWithDrain();
+  }
+
+  boolean shutDownWithDrain(java.time.Duration timeout) throws InterruptedException {
+    promoteAllDue();
+    return drain.shutDownWithDrain(timeout);
+  }
+
+  /** Once, under the lock: adds stop, waiting items are discarded, gets wake. */
+  private void markShuttingDown() {
+    if (shuttingDown) {
+      return;
+    }
+    wake(promoteLocked(nowIfNeeded())); // what fell due since promoteAllDue
+    shuttingDown = true;
+    waiting.clear();
+    wakeup.cancel();
+    metrics.stopped();
+    notEmpty.signalAll();
+  }
+
+  boolean isShuttingDown() {
+    return shuttingDown;
+  }
+
+  // ---- for tests ----
+
+  /** How many calls into hooks (metrics, the clock's schedule) threw. */
+  int hookFailures() {
+    lock.lock();
+    try {
+      return guard.failures();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Items in the waiting room, without promoting what is due. */
+  int waitingUnpromoted() {
+    lock.lock();
+    try {
+      return waiting.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The structures agree with each other. */
+  boolean checkInvariants() {
+    lock.lock();
+    try {
+      int ready = 0;
+      int held = 0;
+      for (Entry<T> e : entries.values()) {
+        if (e.removed || (!e.isDirty() && !e.processing)) {
+          return false;
+        }
+        if (e.ready == Entry.READY && e.processing || e.ready == Entry.HELD && !e.processing) {
+          return false;
+        }
+        if (e.stamp() != (e.isDirty() ? e.priority : Entry.NOT_READY)) {
+          return false;
+        }
+        if (e.ready == Entry.READY) {
+          ready++;
+        } else if (e.ready == Entry.HELD) {
+          held++;
+        }
+      }
+      return order.checkInvariants() && waiting.checkInvariants() && ready == order.size()
+          && ready + held == dirty;
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -13,7 +13,7 @@ import java.util.Set;
  * added while processing.
  */
 public class DelayingQueueSpec {
-  private final WorkQueueModel queue = new WorkQueueModel();
+  private final WorkQueueModel queue = WorkQueueModel.fifo();
   private final Set<Integer> waiting = new HashSet<>();
   private boolean shutDown;
 

@@ -5,7 +5,15 @@ package dev.workqueue.lincheck;
  * operations with the same signatures, answered by a {@link WorkQueueModel}.
  */
 public class WorkQueueSpec {
-  private final WorkQueueModel model = new WorkQueueModel();
+  private final WorkQueueModel model;
+
+  public WorkQueueSpec() {
+    this(WorkQueueModel.fifo());
+  }
+
+  WorkQueueSpec(WorkQueueModel model) {
+    this.model = model;
+  }
 
   public void add(int key) {
     model.add(key);

@@ -159,7 +159,7 @@ class DelayingQueueConsumersTest {
   @Test
   void waitingConsumer_waitsUntilTheHeadIsAlmostDue_thenTakesIt() throws Exception {
     Future<Optional<String>> got = threads.submit(q::get);
-    WorkQueueTest.awaitWaiting(1);
+    QueueThreads.awaitWaiting(1);
     q.addAfter("a", ofSeconds(1));
     awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN);
     assertEquals(1, clock.pendingWakeups(), "the consumer's own wait: no timer besides");
@@ -186,7 +186,7 @@ class DelayingQueueConsumersTest {
     Future<Optional<String>> first = threads.submit(q::get);
     awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN); // first leads
     Future<Optional<String>> second = threads.submit(q::get);
-    WorkQueueTest.awaitWaiting(2);
+    QueueThreads.awaitWaiting(2);
     // A plain add signals one waiter, the longest waiting: the leader takes "now" and leaves
     // (its timed wait is cancelled). The other must take over the wait for x: were it left
     // waiting untimed, nothing would ever wake it.
@@ -206,7 +206,7 @@ class DelayingQueueConsumersTest {
     Future<Optional<String>> leader = threads.submit(q::get);
     awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN);
     Future<Optional<String>> follower = threads.submit(q::get);
-    WorkQueueTest.awaitWaiting(2);
+    QueueThreads.awaitWaiting(2);
     leader.cancel(true); // interrupts it
     awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN); // the follower's wait now (the leader's is gone)
     clock.step(ofSeconds(1));

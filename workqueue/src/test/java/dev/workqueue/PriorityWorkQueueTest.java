@@ -1,7 +1,6 @@
 package dev.workqueue;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -18,12 +17,19 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What is specific to the priority queue: order by priority then readiness, how repeated adds
+ * merge priorities and ready times, the limiter's delays with {@code AddOptions}, aging, and
+ * the calls that report priorities. The behaviour every queue kind shares (one more round after
+ * {@code done}, {@code done} out of turn, blocking and timed takes, interrupts, shutdown and
+ * drain, {@code cancel}, delays) is in {@link QueueContractTest}, run against this queue as
+ * {@link QueueKind#PRIORITY}.
+ */
 class PriorityWorkQueueTest {
   private static final Duration MINUTE = Duration.ofMinutes(1);
 
@@ -258,50 +264,6 @@ class PriorityWorkQueueTest {
     assertEquals(List.of(), drainNow(q));
   }
 
-  @Test
-  void processingItem_reAdded_joinsTheEndOfItsLineAtDone() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.add("x");
-    String x = q.poll(Duration.ZERO).orElseThrow();
-    q.add("x");
-    q.add("y");
-    q.done(x);
-    q.add("z");
-    assertEquals(List.of("y@0", "x@0", "z@0"), drainNow(q));
-  }
-
-  @Test
-  void processingItem_reAddedWithDelay_waitsForBothDelayAndDone() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.add("x");
-    String x = q.poll(Duration.ZERO).orElseThrow();
-    q.addAfter("x", Duration.ofSeconds(1));
-    clock.stepMillis(1000);
-    assertEquals(0, q.waitingCount());
-    assertEquals(List.of(), drainNow(q), "due, but still processing");
-    q.done(x);
-    assertEquals(List.of("x@0"), drainNow(q));
-
-    q.add("x");
-    x = q.poll(Duration.ZERO).orElseThrow();
-    q.addAfter("x", Duration.ofSeconds(1));
-    q.done(x);
-    assertEquals(List.of(), drainNow(q), "done, but its delay has not ended");
-    clock.stepMillis(1000);
-    assertEquals(List.of("x@0"), drainNow(q));
-  }
-
-  @Test
-  void doneWithoutGet_isIgnored() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.done("x");
-    q.add("x");
-    q.done("x"); // queued, not processing: ignored, stays queued once
-    assertEquals(List.of("x@0"), drainNow(q));
-    q.done("x"); // second done: ignored
-    assertEquals(List.of(), drainNow(q));
-  }
-
   // ---- rate limiting ----
 
   @Test
@@ -397,156 +359,23 @@ class PriorityWorkQueueTest {
     assertEquals(List.of("high@1", "high-2@1", "delayed-low@-1"), drainNow(q));
   }
 
-  // ---- shutdown and drain ----
-
-  @FunctionalInterface
-  interface Blocking<R> {
-    R call() throws Exception;
-  }
-
-  /** Runs {@code call} in a thread of its own; returns once that thread is parked in it. */
-  private static <R> CompletableFuture<R> parked(String name, Blocking<R> call) {
-    CompletableFuture<R> result = new CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        result.complete(call.call());
-      } catch (Throwable e) {
-        result.completeExceptionally(e);
-      }
-    }, name);
-    t.setDaemon(true);
-    t.start();
-    await().atMost(10, SECONDS).until(() -> t.getState() == Thread.State.WAITING
-        || t.getState() == Thread.State.TIMED_WAITING || result.isDone());
-    return result;
-  }
+  // ---- shutdown of the priority takes ----
 
   @Test
-  void shutDown_wakesEveryBlockedGet_andIsIdempotent() throws Exception {
+  void shutDown_wakesBlockedGetWithPriorityAndPollWithPriority() throws Exception {
     PriorityWorkQueue<String> q = queue();
-    List<CompletableFuture<Optional<?>>> gets = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      boolean withPriority = i % 2 == 0;
-      gets.add(parked("pq-test-getter-" + i,
-          () -> withPriority ? q.getWithPriority() : q.get()));
+    try (QueueThreads threads = new QueueThreads()) {
+      var got = threads.parked("pq-test-getter", q::getWithPriority);
+      var polled = threads.parked("pq-test-poller", () -> q.pollWithPriority(Duration.ofHours(1)));
+      assertFalse(got.result().isDone() || polled.result().isDone());
+      q.shutDown();
+      assertEquals(Optional.empty(), got.result().get(10, SECONDS));
+      assertEquals(Optional.empty(), polled.result().get(10, SECONDS));
+      assertEquals(Optional.empty(), q.getWithPriority(), "and every later one at once");
     }
-    gets.add(parked("pq-test-poller", () -> q.poll(Duration.ofHours(1))));
-    assertTrue(gets.stream().noneMatch(CompletableFuture::isDone));
-    q.shutDown();
-    q.shutDown();
-    for (CompletableFuture<Optional<?>> f : gets) {
-      assertEquals(Optional.empty(), f.get(10, SECONDS));
-    }
-    assertTrue(q.isShuttingDown());
-    assertEquals(Optional.empty(), q.get(), "and every later get at once");
   }
 
-  @Test
-  void shutDown_discardsWaitingItems_butHandsOutReadyOnes() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.add("ready", at(1));
-    q.addAfter("waiting", Duration.ofSeconds(1));
-    q.shutDown();
-    assertEquals(0, q.waitingCount());
-    assertFalse(clock.hasWaiters(), "the wake-up is cancelled");
-    clock.step(MINUTE);
-    assertEquals(List.of("ready@1"), drainNow(q));
-    assertEquals(Optional.empty(), q.get());
-  }
-
-  @Test
-  void shutDownWithDrain_waitsForReadyAndProcessingItems() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.add("a", at(1));
-    q.add("b");
-    q.addAfter("dropped", MINUTE);
-    String a = q.poll(Duration.ZERO).orElseThrow();
-    CompletableFuture<Boolean> drain = parked("pq-test-drain", () -> {
-      q.shutDownWithDrain();
-      return true;
-    });
-    assertTrue(q.isShuttingDown());
-    assertFalse(q.shutDownWithDrain(Duration.ZERO), "a processing, b ready: not drained");
-    q.add("late"); // ignored
-    q.done(a);
-    String b = q.poll(Duration.ZERO).orElseThrow();
-    assertEquals("b", b);
-    assertFalse(drain.isDone());
-    q.done(b);
-    drain.get(10, SECONDS);
-    assertTrue(q.shutDownWithDrain(Duration.ZERO));
-    assertEquals(Optional.empty(), q.get());
-  }
-
-  @Test
-  void shutDown_endsABlockedDrain() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.add("stuck");
-    q.poll(Duration.ZERO).orElseThrow();
-    CompletableFuture<Boolean> drain = parked("pq-test-drain", () -> q.shutDownWithDrain(MINUTE));
-    q.shutDown();
-    assertFalse(drain.get(10, SECONDS), "ended by shutDown, not drained");
-  }
-
-  @Test
-  void interruptedGet_takesNothing() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    Thread[] getter = new Thread[1];
-    CompletableFuture<Optional<String>> got = parked("pq-test-interrupted", () -> {
-      getter[0] = Thread.currentThread();
-      return q.get();
-    });
-    getter[0].interrupt();
-    var e = org.junit.jupiter.api.Assertions.assertThrows(
-        java.util.concurrent.ExecutionException.class, () -> got.get(10, SECONDS));
-    assertTrue(e.getCause() instanceof InterruptedException, e.toString());
-    q.add("x");
-    assertEquals(List.of("x@0"), drainNow(q));
-  }
-
-  @Test
-  void blockedGet_getsADelayedItemWhenItsDelayEnds() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.add("later", at(4).withAfter(Duration.ofSeconds(1)));
-    CompletableFuture<Optional<PriorityItem<String>>> got =
-        parked("pq-test-getter", q::getWithPriority);
-    clock.stepMillis(999);
-    assertFalse(got.isDone());
-    clock.stepMillis(1);
-    assertEquals(Optional.of(new PriorityItem<>("later", 4)), got.get(10, SECONDS));
-  }
-
-  @Test
-  void poll_timesOutOnTheQueueClock() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    CompletableFuture<Optional<String>> polled =
-        parked("pq-test-poller", () -> q.poll(Duration.ofSeconds(5)));
-    clock.stepMillis(4999);
-    assertFalse(polled.isDone());
-    clock.stepMillis(1);
-    assertEquals(Optional.empty(), polled.get(10, SECONDS));
-    assertFalse(q.isShuttingDown());
-  }
-
-  // ---- the rest of the DelayingQueue surface ----
-
-  @Test
-  void cancel_removesOnlyAWaitingAdd() throws Exception {
-    PriorityWorkQueue<String> q = queue();
-    q.addAfter("w", MINUTE);
-    assertTrue(q.cancel("w"));
-    assertFalse(q.cancel("w"));
-    clock.step(MINUTE);
-    assertEquals(List.of(), drainNow(q));
-
-    q.add("p");
-    String p = q.poll(Duration.ZERO).orElseThrow();
-    q.addAfter("p", MINUTE);
-    assertTrue(q.cancel("p"), "the pending re-add of a processing item");
-    q.done(p);
-    clock.step(MINUTE);
-    assertEquals(List.of(), drainNow(q));
-  }
+  // ---- reschedule, clock wrap, many priorities ----
 
   @Test
   void reschedule_movesAWaitingItemEitherWay_keepingItsPriority() throws Exception {
@@ -609,21 +438,6 @@ class PriorityWorkQueueTest {
     assertEquals(Optional.of(new PriorityItem<>("b", Integer.MAX_VALUE)), q.getWithPriority());
     assertEquals(Optional.of("a"), q.get());
     assertNull(q.pollWithPriority(Duration.ZERO).orElse(null));
-  }
-
-  @Test
-  void idlePriorityQueues_startNoThread() {
-    var before = ThreadOwnershipTest.toolkitThreads();
-    List<PriorityWorkQueue<String>> queues = new ArrayList<>();
-    for (int i = 0; i < 1000; i++) {
-      PriorityWorkQueue<String> q = PriorityWorkQueue.create();
-      q.add("waiting", at(i % 3));
-      queues.add(q);
-    }
-    var after = ThreadOwnershipTest.toolkitThreads();
-    after.removeAll(before);
-    assertEquals(java.util.Set.of(), after);
-    assertEquals(1000, queues.size());
   }
 
 }

@@ -14,6 +14,13 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What is specific to the rate-limiting queue: how it asks its limiter (per-item back-off,
+ * {@code forget}, {@code numRequeues}, a shared limiter, no call after shutdown). The behaviour
+ * it shares with every queue kind, null arguments of {@code addRateLimited}, {@code forget} and
+ * {@code numRequeues} among it, is in {@link QueueContractTest} ({@link
+ * QueueKind#RATE_LIMITING}).
+ */
 class RateLimitingQueueTest {
   private final FakeClock clock = new FakeClock();
   private final RecordingMetricsProvider metrics = new RecordingMetricsProvider();
@@ -81,11 +88,7 @@ class RateLimitingQueueTest {
   }
 
   @Test
-  void nullArguments_areRejected() {
-    assertEquals("item must not be null",
-        assertThrows(NullPointerException.class, () -> q.addRateLimited(null)).getMessage());
-    assertThrows(NullPointerException.class, () -> q.forget(null));
-    assertThrows(NullPointerException.class, () -> q.numRequeues(null));
+  void builder_rejectsANullLimiter() {
     assertEquals("limiter must not be null", assertThrows(NullPointerException.class,
         () -> WorkQueue.<String>builder().buildRateLimiting(null)).getMessage());
   }

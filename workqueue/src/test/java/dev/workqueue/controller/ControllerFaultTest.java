@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.InvariantChecker;
+import dev.workqueue.PollResult;
+import dev.workqueue.RateLimitingQueue;
+import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
@@ -19,9 +22,11 @@ import dev.workqueue.ratelimit.RateLimiters;
 import dev.workqueue.testing.StressScale;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -205,6 +210,146 @@ class ControllerFaultTest {
     assertEquals(Set.of("error", "failure", "requeue"), Set.copyOf(retried),
         "each key was done and requeued despite the metrics");
     assertEquals(1, workerThreads("metrics").size());
+  }
+
+  /**
+   * A queue whose {@code get} throws a {@link RuntimeException} once (a queue bug, a hook that
+   * escaped), delegating everything else to a real queue.
+   */
+  static final class GetThrowsOnce<T> implements RateLimitingQueue<T> {
+    private final RateLimitingQueue<T> real;
+    private final AtomicBoolean armed;
+    private final CountDownLatch thrown;
+
+    GetThrowsOnce(RateLimitingQueue<T> real, AtomicBoolean armed, CountDownLatch thrown) {
+      this.real = real;
+      this.armed = armed;
+      this.thrown = thrown;
+    }
+
+    @Override
+    public Optional<T> get() throws InterruptedException {
+      if (armed.compareAndSet(true, false)) {
+        thrown.countDown();
+        throw new IllegalStateException("get failed once");
+      }
+      return real.get();
+    }
+
+    @Override
+    public void add(T item) {
+      real.add(item);
+    }
+
+    @Override
+    public Optional<T> poll(Duration timeout) throws InterruptedException {
+      return real.poll(timeout);
+    }
+
+    @Override
+    public PollResult<T> pollResult(Duration timeout) throws InterruptedException {
+      return real.pollResult(timeout);
+    }
+
+    @Override
+    public void done(T item) {
+      real.done(item);
+    }
+
+    @Override
+    public int size() {
+      return real.size();
+    }
+
+    @Override
+    public void shutDown() {
+      real.shutDown();
+    }
+
+    @Override
+    public void shutDownWithDrain() throws InterruptedException {
+      real.shutDownWithDrain();
+    }
+
+    @Override
+    public boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
+      return real.shutDownWithDrain(timeout);
+    }
+
+    @Override
+    public boolean isShuttingDown() {
+      return real.isShuttingDown();
+    }
+
+    @Override
+    public void addAfter(T item, Duration delay) {
+      real.addAfter(item, delay);
+    }
+
+    @Override
+    public void reschedule(T item, Duration delay) {
+      real.reschedule(item, delay);
+    }
+
+    @Override
+    public boolean cancel(T item) {
+      return real.cancel(item);
+    }
+
+    @Override
+    public int waitingCount() {
+      return real.waitingCount();
+    }
+
+    @Override
+    public void addRateLimited(T item) {
+      real.addRateLimited(item);
+    }
+
+    @Override
+    public void forget(T item) {
+      real.forget(item);
+    }
+
+    @Override
+    public int numRequeues(T item) {
+      return real.numRequeues(item);
+    }
+  }
+
+  @Test
+  void queueGetThatThrowsOnce_costsNoWorker_keysAreStillReconciledByEveryWorker()
+      throws Exception {
+    AtomicBoolean armed = new AtomicBoolean(true);
+    CountDownLatch thrown = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Set<String> reconciling = ConcurrentHashMap.newKeySet();
+    controller = Controller.<String>builder("getfault").clock(clock).workers(2)
+        .queue(() -> new GetThrowsOnce<>(WorkQueue.<String>builder().clock(clock)
+            .buildRateLimiting(RateLimiters.exponential(Duration.ofMillis(5),
+                Duration.ofSeconds(1))), armed, thrown))
+        .reconciler(key -> {
+          reconciling.add(key);
+          calls.add(key);
+          release.await(10, SECONDS); // both workers hold a key at once
+          return Result.success();
+        })
+        .build();
+    try {
+      controller.start();
+      assertTrue(thrown.await(10, SECONDS), "a worker's get threw");
+      controller.add("k1");
+      controller.add("k2");
+      // Today the worker whose get threw dies (only InterruptedException is caught there)
+      // while isRunning() stays true: one worker is left, and it reconciles k1 and k2 in turn.
+      await("both workers reconcile at once: none was lost to the exception from get")
+          .dontCatchUncaughtExceptions().atMost(5, SECONDS)
+          .until(() -> reconciling.size() == 2);
+      assertTrue(controller.isRunning());
+    } finally {
+      release.countDown();
+    }
+    assertEquals(2, workerThreads("getfault").size(), "both workers are alive");
   }
 
   @Test

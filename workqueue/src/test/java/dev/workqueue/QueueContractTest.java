@@ -1205,10 +1205,17 @@ class QueueContractTest {
 
   // ---- bounded pauses and wake-ups (SPEC §9; defects 3 and 5b) ----
 
+  /**
+   * A named queue's metrics backstop releases due items a batch per wake-up, each wake-up
+   * re-armed at once while more are due; a {@link FakeClock} step runs that whole chain, so
+   * here every item is queued by the time the step returns, each batch under a lock hold of its
+   * own. That the first take does not wait for the rest is checked by the next test, on a clock
+   * that runs no wake-up.
+   */
   @ParameterizedTest
   @EnumSource(QueueKind.class)
-  void manyItemsFallingDueTogether_areReleasedInBoundedBatches_theFirstHandedOutAtOnce(
-      QueueKind kind) throws Exception {
+  void manyItemsFallingDueTogether_onANamedQueue_areEachDeliveredOnce(QueueKind kind)
+      throws Exception {
     assumeTrue(kind.delays(), "needs addAfter");
     DelayingQueue<String> q = delayingNamed(kind);
     int n = 100_000;
@@ -1217,10 +1224,6 @@ class QueueContractTest {
     }
     clock.step(ofSeconds(2));
     String first = q.poll(Duration.ZERO).orElseThrow(() -> new AssertionError("none came"));
-    double depth = metrics.value("q", DEPTH);
-    assertTrue(depth < 10_000, "the depth right after the first take was " + (long) depth
-        + ": the " + n + " due items were promoted in one batch, under the lock, before the"
-        + " first could be handed out");
     q.done(first);
     Set<String> delivered = new HashSet<>();
     delivered.add(first);

@@ -295,7 +295,7 @@ final class DefaultController<T> implements Controller<T> {
           continue;
         }
         if (r.stopping && !drainOnStop) {
-          r.queue.done(key); // stopping without drain: the queued rest is dropped
+          doneGuarded(r.queue, key); // stopping without drain: the queued rest is dropped
           return;
         }
         r.running.put(self, key);
@@ -365,13 +365,22 @@ final class DefaultController<T> implements Controller<T> {
             + " done and the worker goes on", name, key, e);
       }
     } finally {
-      q.done(key);
+      doneGuarded(q, key);
     }
     if (fatal != null) {
       // The key is done and requeued; this worker ends, as the JVM may be broken.
       log.error("controller {}: reconcile of {} threw {}; worker {} exits, the other workers"
           + " go on", name, key, fatal, Thread.currentThread().getName());
       throw fatal;
+    }
+  }
+
+  /** {@code done}, which must not cost the worker: a queue (or its wrapper) that throws is logged. */
+  private void doneGuarded(RateLimitingQueue<T> q, T key) {
+    try {
+      q.done(key);
+    } catch (RuntimeException e) {
+      log.error("controller {}: done({}) threw; the worker goes on", name, key, e);
     }
   }
 

@@ -251,9 +251,15 @@ class ControllerFaultTest {
       return real.pollResult(timeout);
     }
 
+    /** Set to make the next {@code done} throw, after the real queue's done did its work. */
+    final AtomicBoolean doneArmed = new AtomicBoolean();
+
     @Override
     public void done(T item) {
       real.done(item);
+      if (doneArmed.compareAndSet(true, false)) {
+        throw new IllegalStateException("done failed once");
+      }
     }
 
     @Override
@@ -350,6 +356,27 @@ class ControllerFaultTest {
       release.countDown();
     }
     assertEquals(2, workerThreads("getfault").size(), "both workers are alive");
+  }
+
+  @Test
+  void queueDoneThatThrowsOnce_costsNoWorker() throws Exception {
+    GetThrowsOnce<String> queue = new GetThrowsOnce<>(WorkQueue.<String>builder().clock(clock)
+        .buildRateLimiting(RateLimiters.exponential(Duration.ofMillis(5), Duration.ofSeconds(1))),
+        new AtomicBoolean(false), new CountDownLatch(1));
+    queue.doneArmed.set(true);
+    controller = Controller.<String>builder("donefault").clock(clock).workers(1)
+        .queue(() -> queue)
+        .reconciler(key -> {
+          calls.add(key);
+          return Result.success();
+        })
+        .build();
+    controller.start();
+    controller.add("k1");
+    assertEquals("k1", nextCall());
+    controller.add("k2");
+    assertEquals("k2", nextCall(), "the only worker survived the done that threw");
+    assertEquals(1, workerThreads("donefault").size());
   }
 
   @Test

@@ -1,0 +1,81 @@
+package dev.workqueue.lincheck;
+
+import dev.workqueue.WorkQueue;
+import dev.workqueue.testing.LincheckRuns;
+import dev.workqueue.testing.StressScale;
+import java.time.Duration;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Lincheck harness of the work queue's non-blocking operations ({@code add}, {@code poll},
+ * {@code done}, {@code size}), for any ready order: a subclass names the queue and the
+ * sequential specification it is checked against, and redeclares the {@code key} parameter
+ * (Lincheck reads it from the concrete class). Keys come from a small set so that scenarios
+ * re-add, hand out and finish the same keys: Lincheck calls {@code done} for keys that were
+ * never handed out, too, which the queue must ignore exactly as the model does. Four keys are
+ * added before the parallel part, so that orders show (the fair order's turns need a value
+ * with two keys queued beside a key of another).
+ *
+ * <p><b>What is not checked here.</b> The blocking {@link WorkQueue#get()} (and a
+ * {@code poll} with a positive timeout) cannot be expressed in Lincheck's model for
+ * non-blocking data structures: an operation that parks until another thread acts has no
+ * sequential specification (sequentially, {@code get} on an empty queue never returns).
+ * Lincheck models waiting only as the suspension of a Kotlin coroutine; a Java thread parked on
+ * a {@code Condition} would be reported as a deadlock or a hung invocation.
+ * {@code poll(Duration.ZERO)} is the same take without the wait, so it stands in for
+ * {@code get}; the waiting and waking are covered by {@code QueueStressTest} and the unit
+ * tests. Shutdown is left out here to keep the state space small; {@link
+ * DelayingQueueLincheckTest} includes it. Lincheck checks linearizability, not the memory
+ * model: the publication of a merged add is checked by the jcstress tests.
+ *
+ * <p>Scenarios are small and the run counts low, so each check takes seconds in {@code mvn
+ * verify}; {@code STRESS_SCALE} (see {@link StressScale}) multiplies the iterations for a
+ * longer search when changing the queue.
+ */
+@Param(name = "key", gen = IntGen.class, conf = "1:4")
+public abstract class QueueLincheckHarness {
+  private final WorkQueue<Integer> queue;
+  private final Class<?> spec;
+
+  /** Checks {@code queue} against {@code spec}. */
+  QueueLincheckHarness(WorkQueue<Integer> queue, Class<?> spec) {
+    this.queue = queue;
+    this.spec = spec;
+  }
+
+  @Operation
+  public void add(@Param(name = "key") int key) {
+    queue.add(key);
+  }
+
+  /** The non-blocking take: the item handed out, or null when nothing is queued. */
+  @Operation
+  public Integer poll() throws InterruptedException {
+    return queue.poll(Duration.ZERO).orElse(null);
+  }
+
+  @Operation
+  public void done(@Param(name = "key") int key) {
+    queue.done(key);
+  }
+
+  @Operation
+  public int size() {
+    return queue.size();
+  }
+
+  @Test
+  void modelChecking() {
+    LincheckRuns.modelChecking(spec, 4, 100).actorsBefore(4)
+        .check(getClass());
+  }
+
+  @Test
+  void stress() {
+    LincheckRuns.stress(spec, 20, 300).actorsBefore(4)
+        .check(getClass());
+  }
+}

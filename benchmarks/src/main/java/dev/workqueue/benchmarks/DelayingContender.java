@@ -1,6 +1,7 @@
 package dev.workqueue.benchmarks;
 
 import dev.workqueue.DelayingQueue;
+import dev.workqueue.WorkQueue;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.DelayQueue;
@@ -11,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The delaying queues the lateness and memory scenarios compare, by the name a benchmark's
  * {@code queue} {@code @Param} uses: {@code toolkit} ({@code DelayingQueue.create()}),
- * {@code delayqueue} ({@code java.util.concurrent.DelayQueue} of {@link DelayedItem}s) and
- * {@code peer} (client-java-extended's {@code DefaultDelayingQueue}).
+ * {@code toolkit-named} (a queue named "bench" with live metrics that record nothing, {@link
+ * SilentMetricsProvider}: such a queue arms its metrics backstop timer), {@code delayqueue}
+ * ({@code java.util.concurrent.DelayQueue} of {@link DelayedItem}s) and {@code peer}
+ * (client-java-extended's {@code DefaultDelayingQueue}).
  *
  * <p><b>The peer</b> hands every {@code addAfter} to a {@code LinkedBlockingQueue} of capacity
  * 1000 with {@code offer}, which a thread of its own drains into a {@code DelayQueue} plus a
@@ -28,6 +31,13 @@ enum DelayingContender {
     @Override
     DelayingQueueUnderTest create() {
       return new Toolkit(DelayingQueue.create());
+    }
+  },
+  TOOLKIT_NAMED {
+    @Override
+    DelayingQueueUnderTest create() {
+      return new Toolkit(WorkQueue.<Integer>builder().name("bench")
+          .metricsProvider(SilentMetricsProvider.INSTANCE).buildDelaying());
     }
   },
   DELAYQUEUE {
@@ -46,7 +56,7 @@ enum DelayingContender {
   abstract DelayingQueueUnderTest create();
 
   static DelayingQueueUnderTest create(String name) {
-    return valueOf(name.toUpperCase(java.util.Locale.ROOT)).create();
+    return valueOf(name.toUpperCase(java.util.Locale.ROOT).replace('-', '_')).create();
   }
 
   /** One shape for a delaying queue of Integer keys. */

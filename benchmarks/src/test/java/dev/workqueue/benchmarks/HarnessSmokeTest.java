@@ -32,6 +32,10 @@ class HarnessSmokeTest {
         .build();
   }
 
+  private static Options tiny(String include, String queue, String param, String value) {
+    return new OptionsBuilder().parent(tiny(include, queue)).param(param, value).build();
+  }
+
   private static RunResult runOne(Options options) throws RunnerException {
     Collection<RunResult> results = new Runner(options).run();
     assertEquals(1, results.size(), "exactly one benchmark should match");
@@ -50,5 +54,20 @@ class HarnessSmokeTest {
     RunResult r = runOne(tiny(HandOffBenchmark.class.getName() + ".p2c2", "peer"));
     double consumed = r.getSecondaryResults().get("p2c2_consume").getScore();
     assertTrue(consumed > 0, "consumer rate " + consumed);
+  }
+
+  @Test
+  void delayedCpu_withConsumerThreadsOfItsOwn_stopsThemAndReportsCpuPerItem()
+      throws RunnerException {
+    RunResult r = runOne(tiny(DelayedCpuBenchmark.class.getName() + ".produce", "toolkit-named",
+        "consumers", "4"));
+    assertTrue(r.getSecondaryResults().get("delivered").getScore() > 0, r.toString());
+    assertTrue(r.getSecondaryResults().get("cpu_ns_per_item").getScore() > 0, r.toString());
+  }
+
+  @Test
+  void firstOfManyDue_roundsEndAndReportALateness() throws RunnerException {
+    RunResult r = runOne(tiny(FirstOfManyDueBenchmark.class.getName() + ".round", "toolkit"));
+    assertTrue(r.getSecondaryResults().get("rounds").getScore() > 0, r.toString());
   }
 }

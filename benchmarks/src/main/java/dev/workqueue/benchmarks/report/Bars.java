@@ -56,6 +56,19 @@ final class Bars {
     addAfterRow();
     latenessRow();
     saturationRow();
+    delayRow("CPU per delivered delayed item, 1 and 4 consumers, named and unnamed (process "
+            + "CPU time)", "≤ 1.1× DelayQueue", "≤ 1.0× DelayQueue", 1.1, 1.0,
+        "DelayedCpuBenchmark.produce", "cpu_ns_per_item", new String[][] {
+            {"unnamed, 1 consumer", "toolkit", "consumers", "1"},
+            {"named, 1 consumer", "toolkit-named", "consumers", "1"},
+            {"unnamed, 4 consumers", "toolkit", "consumers", "4"},
+            {"named, 4 consumers", "toolkit-named", "consumers", "4"}});
+    delayRow("longest `add` on another thread while 1 M items fall due at once",
+        "≤ 2× DelayQueue", "≤ 1.0× DelayQueue", 2.0, 1.0, "MassDueAddBenchmark.massFallsDue",
+        "max_add_us", new String[][] {{"", "toolkit"}});
+    delayRow("lateness of the first of 1,000 items due together (p50)", "≤ 1.5× DelayQueue",
+        "≤ 1.0× DelayQueue", 1.5, 1.0, "FirstOfManyDueBenchmark.round", "first_p50_us",
+        new String[][] {{"", "toolkit"}});
     memoryRow();
     limiterRows();
     String a = "ActiveQueueBenchmark.";
@@ -417,6 +430,42 @@ final class Bars {
         ratio("SaturatedLatenessBenchmark.saturated", "p50_us", "delayqueue");
     row("lateness under saturation (1 M/s due) p50", "≤ 1.0× DelayQueue", "≤ 0.5× DelayQueue",
         r, false, 1.0, r, 0.5, "÷ DelayQueue", null);
+  }
+
+  /**
+   * A bar judged on the worst of several toolkit ÷ DelayQueue ratios of one figure (medians),
+   * each case {label, toolkit queue param, other param, value...}; a case whose spreads (min–max
+   * over iterations) overlap is flagged in the text: that ratio alone is not a verdict.
+   */
+  private void delayRow(String what, String must, String aim, double mustBar, double aimBar,
+      String bench, String metric, String[][] cases) {
+    List<String> parts = new ArrayList<>();
+    double worst = Double.NaN;
+    for (String[] c : cases) {
+      String[] p = java.util.Arrays.copyOf(c, c.length); // {label, queue, params...}
+      p[0] = "queue";
+      Optional<Figure> t = results.where(bench, metric, p);
+      p[1] = "delayqueue";
+      Optional<Figure> d = results.where(bench, metric, p);
+      if (t.isEmpty() || d.isEmpty()) {
+        continue;
+      }
+      double r = t.get().median() / d.get().median();
+      worst = Double.isNaN(worst) ? r : Math.max(worst, r);
+      parts.add((c[0].isEmpty() ? "" : c[0] + " ")
+          + ResultsReport.vsBaseline(t.get(), d.get()));
+    }
+    if (parts.isEmpty()) {
+      absent(what, must, aim);
+      return;
+    }
+    String partial = parts.size() < cases.length
+        ? " (" + parts.size() + " of " + cases.length + " cases in this run)" : "";
+    Optional<Double> r = Optional.of(worst);
+    md.append("| ").append(what).append(" | ").append(must).append(" | ").append(aim)
+        .append(" | toolkit ÷ DelayQueue: ").append(String.join("; ", parts)).append(partial)
+        .append(" | ").append(verdict(r, false, mustBar)).append(" | ")
+        .append(verdict(r, false, aimBar)).append(" |\n");
   }
 
   private void memoryRow() {

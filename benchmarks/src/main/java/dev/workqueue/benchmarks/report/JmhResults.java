@@ -11,13 +11,20 @@ import java.util.Optional;
 /**
  * The figures of one JMH JSON result file, looked up by benchmark, metric and parameter. Each
  * figure is the <em>median</em> over all measured iterations of all forks (PERF.md compares
- * medians), with JMH's 99.9% error of the mean beside it.
+ * medians), with JMH's 99.9% error of the mean and the spread (min and max over those
+ * iterations) beside it.
  */
 final class JmhResults {
 
   /** One figure: {@code bench} is "Class.method", {@code metric} "" for the primary one. */
   record Figure(String bench, String metric, Map<String, Object> params, double median,
-      double error, String unit, int samples) {}
+      double error, String unit, int samples, double min, double max) {
+
+    /** Whether this figure's spread over iterations overlaps {@code other}'s. */
+    boolean overlaps(Figure other) {
+      return min <= other.max && other.min <= max;
+    }
+  }
 
   /** The run's settings and JVM, from the first result. */
   record RunInfo(String jdk, String vm, String jmh, int forks, int warmupIterations,
@@ -65,11 +72,20 @@ final class JmhResults {
     Object median = pct.containsKey("50.0") ? pct.get("50.0") : m.get("score");
     List<Object> raw = (List<Object>) m.getOrDefault("rawData", List.of());
     int samples = 0;
+    double min = Double.NaN;
+    double max = Double.NaN;
     for (Object fork : raw) {
-      samples += ((List<Object>) fork).size();
+      for (Object v : (List<Object>) fork) {
+        double x = dbl(v);
+        samples++;
+        if (!Double.isNaN(x)) {
+          min = Double.isNaN(min) ? x : Math.min(min, x);
+          max = Double.isNaN(max) ? x : Math.max(max, x);
+        }
+      }
     }
     return new Figure(bench, metric, params, dbl(median), dbl(m.get("scoreError")),
-        str(m.get("scoreUnit")), samples);
+        str(m.get("scoreUnit")), samples, min, max);
   }
 
   /**
@@ -96,6 +112,27 @@ final class JmhResults {
           && v.equals(f.params.get(param))) {
         return Optional.of(f);
       }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The figure of {@code bench} and {@code metric} (as in {@link #find}) whose params have the
+   * given values: {@code params} is name, value, name, value...
+   */
+  Optional<Figure> where(String bench, String metric, String... params) {
+    search:
+    for (Figure f : figures) {
+      if (!f.bench.equals(bench)
+          || !(metric.isEmpty() ? f.metric.isEmpty() : f.metric.endsWith(metric))) {
+        continue;
+      }
+      for (int i = 0; i < params.length; i += 2) {
+        if (!params[i + 1].equals(f.params.get(params[i]))) {
+          continue search;
+        }
+      }
+      return Optional.of(f);
     }
     return Optional.empty();
   }

@@ -122,6 +122,7 @@ public final class ResultsReport {
     delayedTables(chartPath.contains("/")
         ? chartPath.substring(0, chartPath.lastIndexOf('/') + 1) + "lateness.svg"
         : "lateness.svg");
+    delayCostTables();
     priorityTable();
     baselineTable();
     new Bars(results, md, profile).write();
@@ -327,6 +328,111 @@ public final class ResultsReport {
     }
     md.append("\nPERF.md, for orientation: DelayQueue 30 B, client-go shape (heap + map) "
         + "81 B.\n\n");
+  }
+
+  /** The queues of {@link #delayCostTables}, by their {@code queue} param, in report order. */
+  static final List<String[]> DELAY_COST = List.of(DELAYING.get(0),
+      new String[] {"toolkit-named", "toolkit `DelayingQueue`, named, live metrics"},
+      DELAYING.get(1));
+
+  /**
+   * CPU per delivered delayed item, the longest add while 1 M fall due, the first of 1,000 due
+   * together: toolkit ÷ DelayQueue of the first column, each figure with its spread.
+   */
+  private void delayCostTables() {
+    String cells = "Cells: median [min–max over iterations]; a ratio flagged \"spreads overlap\" "
+        + "is not a verdict on its own (PERF.md): re-run at a quiet moment.";
+    md.append("## CPU per delivered delayed item\n\n")
+        .append("A producer adds items due 500 µs ahead, their due times 20 µs apart (50 k/s; "
+            + "it wakes every 200 µs and adds what its schedule made due); 1 or 4 consumer "
+            + "threads take and `done` them. CPU: the process's CPU time (all threads, from "
+            + "per-thread `schedstat`) ÷ items delivered in the iteration; context switches: "
+            + "the voluntary ones of all threads ÷ items. `DelayedCpuBenchmark`. " + cells
+            + "\n\n");
+    spreadTable("DelayedCpuBenchmark.produce", "consumers", List.of("1", "4"), List.of(
+        new String[] {"CPU (ns/item)", "cpu_ns_per_item", "%.0f"},
+        new String[] {"voluntary context switches/item", "vcsw_per_item", "%.3f"},
+        new String[] {"items/iteration", "delivered", "%.0f"}));
+    md.append("## Longest add while 1 M items fall due at once\n\n")
+        .append("1,000,000 items due at the same instant, ~50 ms after the last was added; a "
+            + "consumer takes and `done`s them; another thread calls `add` (`DelayQueue.offer` "
+            + "of an entry due now) with a fresh key every 10 µs from 2 ms before the due time "
+            + "until the consumer has the million, timing each call. One single-shot call per "
+            + "iteration. `MassDueAddBenchmark`. " + cells + "\n\n");
+    spreadTable("MassDueAddBenchmark.massFallsDue", null, List.of(""), List.of(
+        new String[] {"longest add (µs)", "max_add_us", "%.0f"},
+        new String[] {"p99.9 add (µs)", "p999_add_us", "%.1f"},
+        new String[] {"adds timed/iteration", "adds", "%.0f"}));
+    md.append("## Lateness of the first of 1,000 items due together\n\n")
+        .append("Rounds of 1,000 items all due 2 ms after the round starts, one consumer waiting "
+            + "in `take`; lateness = when the consumer got the round's first item − the due "
+            + "time. Percentiles over a 1 s iteration's rounds. "
+            + "`FirstOfManyDueBenchmark`. " + cells + "\n\n");
+    spreadTable("FirstOfManyDueBenchmark.round", null, List.of(""), List.of(
+        new String[] {"first-item lateness p50 (µs)", "first_p50_us", "%.1f"},
+        new String[] {"p99 (µs)", "first_p99_us", "%.1f"},
+        new String[] {"rounds/iteration", "rounds", "%.0f"}));
+  }
+
+  /**
+   * One row per {@code param} value (none: {@code param} null) and queue of {@link #DELAY_COST};
+   * cells "median [min–max over iterations]"; the last column is toolkit ÷ DelayQueue of the
+   * first column's medians, flagged where the two spreads overlap.
+   */
+  private void spreadTable(String bench, String param, List<String> values,
+      List<String[]> columns) {
+    StringBuilder head =
+        new StringBuilder(param == null ? "| queue |" : "| " + param + " | queue |");
+    StringBuilder rule = new StringBuilder(param == null ? "|---|" : "|---:|---|");
+    for (String[] c : columns) {
+      head.append(' ').append(c[0]).append(" |");
+      rule.append("---:|");
+    }
+    String figure = columns.get(0)[0].replaceAll(" \\(.*", ""); // without its unit
+    md.append(head).append(" toolkit ÷ DelayQueue (").append(figure).append(") |\n")
+        .append(rule).append("---:|\n");
+    boolean any = false;
+    for (String v : values) {
+      String[] p = param == null ? new String[0] : new String[] {param, v};
+      for (String[] q : DELAY_COST) {
+        Optional<Figure> first = delayFigure(bench, columns.get(0)[1], q[0], p);
+        if (first.isEmpty()) {
+          continue;
+        }
+        any = true;
+        md.append(param == null ? "| " : "| " + v + " | ").append(q[1]).append(" |");
+        for (String[] c : columns) {
+          md.append(' ').append(delayFigure(bench, c[1], q[0], p)
+              .map(f -> spread(f, c[2])).orElse("–")).append(" |");
+        }
+        Optional<Figure> base = delayFigure(bench, columns.get(0)[1], "delayqueue", p);
+        md.append(' ').append(q[0].equals("delayqueue") || base.isEmpty() ? ""
+            : vsBaseline(first.get(), base.get())).append(" |\n");
+      }
+    }
+    if (!any) {
+      md.append("| not measured in this run |\n");
+    }
+    md.append('\n');
+  }
+
+  private Optional<Figure> delayFigure(String bench, String metric, String queue,
+      String... params) {
+    String[] all = java.util.Arrays.copyOf(params, params.length + 2);
+    all[params.length] = "queue";
+    all[params.length + 1] = queue;
+    return results.where(bench, metric, all);
+  }
+
+  /** "median [min–max]" over the figure's iterations. */
+  static String spread(Figure f, String format) {
+    return String.format(Locale.ROOT, format + " [" + format + "–" + format + "]", f.median(),
+        f.min(), f.max());
+  }
+
+  /** {@code a ÷ b} of the medians, with a warning when the spreads overlap. */
+  static String vsBaseline(Figure a, Figure b) {
+    return ratio(a.median() / b.median()) + (a.overlaps(b) ? " (spreads overlap)" : "");
   }
 
   /** What the peer delivered of 5000 back-to-back addAfters ({@code PeerDelayingDrops}). */

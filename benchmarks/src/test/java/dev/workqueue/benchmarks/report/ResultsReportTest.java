@@ -55,6 +55,42 @@ class ResultsReportTest {
     assertTrue(!md.contains("| add + poll + done, 2 threads |"), "absent figures: no row");
   }
 
+  /** A secondary figure with one value per iteration, one fork. */
+  private static String aux(String name, double... perIteration) {
+    double[] sorted = perIteration.clone();
+    java.util.Arrays.sort(sorted);
+    String raw = java.util.Arrays.stream(perIteration).mapToObj(Double::toString)
+        .collect(java.util.stream.Collectors.joining(","));
+    return "\"" + name + "\":{\"score\":0,\"scoreError\":\"NaN\",\"scorePercentiles\":{"
+        + "\"50.0\":" + sorted[sorted.length / 2] + "},\"scoreUnit\":\"#\",\"rawData\":[["
+        + raw + "]]}";
+  }
+
+  @Test
+  void delayCostFigures_showTheirSpreadAndFlagOverlappingRatios() {
+    String json = "[" + String.join(",",
+        result("FirstOfManyDueBenchmark.round", "toolkit", "ops/s", 400,
+            aux("first_p50_us", 140, 150, 160)),
+        result("FirstOfManyDueBenchmark.round", "delayqueue", "ops/s", 400,
+            aux("first_p50_us", 90, 100, 110)),
+        result("MassDueAddBenchmark.massFallsDue", "toolkit", "ms/op", 300,
+            aux("max_add_us", 900, 1000, 2000)),
+        result("MassDueAddBenchmark.massFallsDue", "delayqueue", "ms/op", 300,
+            aux("max_add_us", 500, 1500, 3000))) + "]";
+    String md = new ResultsReport(new JmhResults(json), "full")
+        .markdown(FileTime.fromMillis(0), "results/handoff.svg");
+    assertTrue(
+        md.contains("| toolkit `DelayingQueue` | 150.0 [140.0–160.0] | – | – | 1.50× |"), md);
+    assertTrue(md.contains("| toolkit `DelayingQueue` | 1000 [900–2000] | – | – | 0.67× "
+        + "(spreads overlap) |"), md);
+    assertTrue(md.contains("| lateness of the first of 1,000 items due together (p50) | "
+        + "≤ 1.5× DelayQueue | ≤ 1.0× DelayQueue | toolkit ÷ DelayQueue: 1.50× | held | "
+        + "**missed** |"), md);
+    assertTrue(md.contains("| CPU per delivered delayed item, 1 and 4 consumers, named and "
+        + "unnamed (process CPU time) | ≤ 1.1× DelayQueue | ≤ 1.0× DelayQueue | "
+        + "not in this run"), md);
+  }
+
   @Test
   void chart_isWellFormedSvgEvenWithoutFigures() {
     String svg = HandOffChart.svg(new JmhResults("[]"), "quick");

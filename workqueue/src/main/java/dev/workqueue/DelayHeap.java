@@ -280,6 +280,13 @@ final class DelayHeap<T> {
     }
   }
 
+  /** Whether {@code item} waits with a ready time reached at {@code now}. */
+  boolean isDue(T item, long now) {
+    flush();
+    int slot = find(item, hash(item));
+    return slot >= 0 && now - keys[2 * position(table[slot])] >= 0;
+  }
+
   /** Removes a waiting item; returns whether it was waiting. */
   boolean remove(T item) {
     return removeReturningPayload(item) != ABSENT;

@@ -57,6 +57,11 @@ class Entry<T> {
    * after it (stable until the item's {@code done}, as nobody else can take it meanwhile).
    */
   int takenPriority;
+  /**
+   * When the item became ready, on the queue's clock: the FIFO order is sorted by it (so the
+   * queue can merge due delayed items into it by time), the priority order's aging reads it.
+   */
+  long readySince;
   /** The next entry in a FIFO line (the FIFO and fair orders link through it). */
   Entry<T> behind;
 

@@ -5,9 +5,6 @@ package dev.workqueue;
  * ({@link ReadyLevels}), and when it became ready.
  */
 final class PriorityEntry<T> extends Entry<T> {
-  /** When the item became ready, on the queue's clock; kept only while aging is on. */
-  long readySince;
-
   ReadyLevels.Level<T> level;
   PriorityEntry<T> prev;
   PriorityEntry<T> next;

@@ -41,17 +41,24 @@ import org.slf4j.LoggerFactory;
  *
  * Nothing runs on a timer to move due items into the ready order (as in {@link
  * java.util.concurrent.DelayQueue}): while items wait, one waiting consumer, the
- * <em>leader</em>, waits only until the head's ready time; the others wait until signalled.
- * Every operation first <em>promotes</em> what is due, at most {@link #PROMOTE_BATCH} items per
- * hold of the lock, so a million items falling due at once never stall an {@code add} on
- * another thread, and the first of them is handed out without waiting for the rest. A consumer
- * that promotes several items wakes as many followers as there are items for them (less the
- * one it takes itself), and a consumer that stops leading hands the lead to a follower: one
- * wake-up per delivered item at most, as {@code DelayQueue}.
+ * <em>leader</em>, parks only until the head's ready time; the others wait until signalled. A
+ * consumer that stops leading hands the lead to a follower, and a consumer that releases
+ * several items wakes one follower per item beyond its own: one wake-up per delivered item at
+ * most, as {@code DelayQueue}, and no spinning.
  *
- * <p>A park oversleeps by tens of microseconds, so on the system clock the leader parks until
- * {@link #SPIN_NANOS} before the head and spins (yielding, the lock released) for the rest. On
- * any other clock (a {@code FakeClock}) it never spins: its time moves only when stepped.
+ * <p><b>FIFO: due items are merged, not moved.</b> The FIFO order is sorted by the time each
+ * entry became ready, and the waiting room by ready time, so a take hands out whichever of the
+ * two heads became ready first: a due item leaves the waiting room only when it is handed out
+ * (or when an operation on that very item needs it queued: {@code add}, {@code addAfter},
+ * {@code done}, {@code cancel} of a due item see it queued). A million items falling due at once
+ * get their entries one by one as consumers take them, so the garbage they make dies young,
+ * and an {@code add} on another thread waits for no promotion at all.
+ *
+ * <p><b>Priority and fair orders: bounded promotion.</b> Their order is not by time, so every
+ * operation first <em>promotes</em> what is due into the order, at most {@link #PROMOTE_BATCH}
+ * items per hold of the lock: the first due item is handed out without waiting for the rest.
+ * Counting operations ({@code size}, {@code waitingCount}) and shutdown promote everything
+ * due, a batch per hold of the lock, in every order.
  *
  * <p><b>A timer only for metrics.</b> A queue with live metrics (a named queue) must move due
  * items on time even when no consumer comes, so that its depth and adds are right: it arms one
@@ -69,8 +76,6 @@ import org.slf4j.LoggerFactory;
 final class QueueEngine<T> {
   private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
 
-  /** On the system clock, a leader whose head is due within this spins instead of parking. */
-  static final long SPIN_NANOS = 20_000;
   /** A backstop wake-up comes no earlier than this after a consumer took an item: see above. */
   static final long BACKSTOP_GRACE_NANOS = 1_000_000;
   /** The most due items moved into the ready order under one hold of the lock. */
@@ -93,9 +98,10 @@ final class QueueEngine<T> {
   private final ReadyOrder<T> order;
   private final FairOrder<T> fair; // the order, if fair: delayed adds check the dimension early
   private final boolean orderReadsClock;
+  /** The order, if FIFO: due items are merged into it by time instead of promoted. */
+  private final FifoOrder<T> fifo;
   private final boolean priorityRules;
   private final boolean supersede;
-  private final boolean spin;
   private final boolean backstop;
 
   private final ConcurrentHashMap<T, Entry<T>> entries = new ConcurrentHashMap<>();
@@ -111,6 +117,11 @@ final class QueueEngine<T> {
   private boolean warnedUnpairedDone;
   private long lastTake;
   private boolean tookWhileWaiting;
+  /**
+   * The latest clock reading: the time stamp of an entry that joins the FIFO order while
+   * nothing waits (no reading needed then: every item that waits later is ready after it).
+   */
+  private long lastNow;
 
   /**
    * @param priority controller-runtime's rules and order (else FIFO, or fair if the builder
@@ -130,6 +141,7 @@ final class QueueEngine<T> {
       this.order = new FifoOrder<>();
       this.fair = null;
     }
+    this.fifo = order instanceof FifoOrder<T> f ? f : null;
     this.orderReadsClock = order.readsClock();
     this.priorityRules = priority;
     this.supersede = priority || b.addSupersedesDelayed;
@@ -138,8 +150,6 @@ final class QueueEngine<T> {
     this.backstop = !(m instanceof QueueMetrics.Noop);
     this.metrics = backstop ? new GuardedMetrics<>(m, guard) : m;
     this.depthByPriority = priority ? b.newPriorityDepthMetric() : null;
-    this.spin = b.leaderSpins != null
-        ? b.leaderSpins : clock.getClass() == Clock.system().getClass();
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
     this.drain = new Drain(lock, clock, entries::isEmpty, this::markShuttingDown);
   }
@@ -158,12 +168,31 @@ final class QueueEngine<T> {
         return;
       }
       long now = nowIfNeeded();
-      wake(promoteLocked(now));
+      promoteDueLocked(item, now);
       if (addNowLocked(item, priority, seen, now) && waiters > 0) {
         notEmpty.signal();
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Before an operation on {@code item}: what is due counts as added at its ready time. The
+   * priority and fair orders promote a batch of due items; the FIFO order moves only {@code
+   * item}, if a delayed add of it is due (the others are merged in by the takes).
+   */
+  private void promoteDueLocked(T item, long now) {
+    if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())) {
+      return;
+    }
+    if (fifo == null) {
+      wake(promoteLocked(now));
+    } else if (waiting.isDue(item, now)) {
+      waiting.remove(item);
+      if (promoteItemLocked(item, 0, now)) {
+        wake(1);
+      }
     }
   }
 
@@ -180,8 +209,8 @@ final class QueueEngine<T> {
       if (shuttingDown) {
         return;
       }
-      long now = clock.nanoTime();
-      wake(promoteLocked(now));
+      long now = readClock();
+      promoteDueLocked(item, now);
       addAfterLocked(item, priority, delayNanos, reschedule, now);
       metrics.retried();
     } finally {
@@ -324,7 +353,13 @@ final class QueueEngine<T> {
   boolean cancel(T item) {
     lock.lock();
     try {
-      wake(promoteLocked(nowIfNeeded()));
+      long now = nowIfNeeded();
+      if (fifo == null) {
+        wake(promoteLocked(now));
+      } else if (!waiting.isEmpty() && TimeMath.reached(now, waiting.headReadyAt())
+          && waiting.isDue(item, now)) {
+        return false; // due: it counts as queued, and a cancel does not touch queued items
+      }
       if (!waiting.remove(item)) {
         return false;
       }
@@ -337,8 +372,13 @@ final class QueueEngine<T> {
 
   // ---- promotion ----
 
+  /** A clock reading if anything waits or the order needs one; else the latest reading. */
   private long nowIfNeeded() {
-    return !waiting.isEmpty() || orderReadsClock ? clock.nanoTime() : 0;
+    return !waiting.isEmpty() || orderReadsClock ? readClock() : lastNow;
+  }
+
+  private long readClock() {
+    return lastNow = clock.nanoTime();
   }
 
   /**
@@ -355,25 +395,8 @@ final class QueueEngine<T> {
     do {
       long readyAt = waiting.headReadyAt();
       int priority = waiting.headPayload();
-      T item = waiting.poll();
-      try {
-        Entry<T> fresh = order.newEntry(item, priority);
-        Entry<T> e = entries.putIfAbsent(item, fresh); // most promoted items are new
-        if (e == null) {
-          e = fresh;
-        } else {
-          order.released(fresh);
-          if (e.isDirty()) {
-            raiseLocked(e, priority); // merged into the pending round
-            continue;
-          }
-          e.priority = priority; // processing: a new round, held until done
-        }
-        if (makeReadyLocked(e, readyAt)) {
-          joined++;
-        }
-      } catch (RuntimeException ex) { // the item's equals/hashCode or the fair dimension
-        guard.failed("promoting a due item (its equals, hashCode or dimension)", ex);
+      if (promoteItemLocked(waiting.poll(), priority, readyAt)) {
+        joined++;
       }
     } while (++n < PROMOTE_BATCH && !waiting.isEmpty()
         && TimeMath.reached(now, waiting.headReadyAt()));
@@ -381,6 +404,68 @@ final class QueueEngine<T> {
       wakeup.cancel();
     }
     return joined;
+  }
+
+  /**
+   * Adds {@code item}, just taken out of the waiting room, as ready since {@code readyAt}:
+   * merged if it is dirty, held if it is processing. Returns whether it joined the order.
+   */
+  private boolean promoteItemLocked(T item, int priority, long readyAt) {
+    try {
+      Entry<T> fresh = order.newEntry(item, priority);
+      Entry<T> e = entries.putIfAbsent(item, fresh); // most promoted items are new
+      if (e == null) {
+        e = fresh;
+      } else {
+        order.released(fresh);
+        if (e.isDirty()) {
+          raiseLocked(e, priority); // merged into the pending round
+          return false;
+        }
+        e.priority = priority; // processing: a new round, held until done
+      }
+      return makeReadyLocked(e, readyAt);
+    } catch (RuntimeException ex) { // the item's equals/hashCode or the fair dimension
+      guard.failed("promoting a due item (its equals, hashCode or dimension)", ex);
+      return false;
+    }
+  }
+
+  /**
+   * FIFO: the entry of the due item that became ready before the FIFO's head (or any due item
+   * if the FIFO is empty), taken out of the waiting room, ready and about to be handed out; null
+   * if the FIFO's head comes first. Due items already dirty merge on the way (at most a batch
+   * of them per call).
+   */
+  private Entry<T> takeDueLocked(long now) {
+    for (int n = 0; n < PROMOTE_BATCH; n++) {
+      if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())
+          || (fifo.size() > 0 && waiting.headReadyAt() - fifo.headReadySince() >= 0)) {
+        return null;
+      }
+      long readyAt = waiting.headReadyAt();
+      T item = waiting.poll();
+      try {
+        Entry<T> e = entries.get(item);
+        if (e == null) {
+          e = order.newEntry(item, 0);
+          entries.put(item, e);
+          e.readySince = readyAt;
+          e.ready = Entry.READY; // joins and leaves the order in one step
+          e.publish();
+          dirty++;
+          metrics.added(item, dirty);
+          return e;
+        }
+        if (!e.isDirty()) { // processing: a new round, held until done
+          e.priority = 0;
+          makeReadyLocked(e, readyAt);
+        } // dirty: merged into the pending round
+      } catch (RuntimeException ex) { // the item's equals or hashCode
+        guard.failed("handing out a due item (its equals or hashCode)", ex);
+      }
+    }
+    return null;
   }
 
   /**
@@ -454,9 +539,17 @@ final class QueueEngine<T> {
     boolean signalled = false;
     try {
       while (true) {
-        long now = timed || !waiting.isEmpty() || orderReadsClock ? clock.nanoTime() : 0;
-        int joined = promoteLocked(now);
-        Entry<T> e = order.poll(now);
+        long now = timed ? readClock() : nowIfNeeded();
+        int joined = 0;
+        Entry<T> e = null;
+        if (fifo != null) {
+          e = takeDueLocked(now);
+        } else {
+          joined = promoteLocked(now);
+        }
+        if (e == null) {
+          e = order.poll(now);
+        }
         if (e != null) {
           signalled = wake(joined - 1) > 0; // the rest of what this consumer promoted
           takeLocked(e, now);
@@ -470,12 +563,7 @@ final class QueueEngine<T> {
         }
         if (leader == null && !waiting.isEmpty()
             && (!timed || waiting.headReadyAt() - deadline < 0)) {
-          long head = waiting.headReadyAt();
-          if (spin && head - now <= SPIN_NANOS) {
-            spinUntil(head);
-          } else {
-            awaitAsLeader(spin ? head - SPIN_NANOS : head); // a park oversleeps: spin the rest
-          }
+          awaitAsLeader(waiting.headReadyAt());
         } else {
           waiters++;
           try {
@@ -532,41 +620,11 @@ final class QueueEngine<T> {
     }
   }
 
-  /**
-   * Leads by spinning, with the lock released, until the clock reaches {@code head} (at most
-   * {@link #SPIN_NANOS} away), shutdown or an interrupt. A timed park cannot wait that little:
-   * the kernel lets it oversleep by tens of microseconds, and a producer waking the consumer
-   * instead costs a system call per wake-up. Only on the system clock.
-   */
-  private void spinUntil(long head) throws InterruptedException {
-    Thread me = Thread.currentThread();
-    leader = me;
-    boolean interrupted = false;
-    lock.unlock();
-    try {
-      while (!TimeMath.reached(clock.nanoTime(), head) && !shuttingDown) {
-        if (Thread.interrupted()) {
-          interrupted = true;
-          break;
-        }
-        Thread.yield(); // on a busy machine, lets the producers run
-      }
-    } finally {
-      lock.lock();
-      if (leader == me) {
-        leader = null;
-      }
-    }
-    if (interrupted) {
-      throw new InterruptedException();
-    }
-  }
-
   void done(T item) {
     lock.lock();
     try {
       long now = nowIfNeeded();
-      wake(promoteLocked(now));
+      promoteDueLocked(item, now);
       Entry<T> e = entries.remove(item); // one map operation in the common case
       if (e == null || !e.processing || e.ready != Entry.NONE) {
         if (e != null) {

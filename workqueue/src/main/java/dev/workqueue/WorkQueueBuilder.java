@@ -35,8 +35,6 @@ public final class WorkQueueBuilder<T> {
   long metricsUpdatePeriodNanos = DEFAULT_METRICS_UPDATE_PERIOD.toNanos();
   boolean addSupersedesDelayed;
   long agingThresholdNanos = DEFAULT_AGING_THRESHOLD.toNanos(); // 0 = off
-  /** For tests: whether a leader spins before its head; null: only on the system clock. */
-  Boolean leaderSpins;
   private boolean clockSet;
   private ScheduledExecutorService scheduler;
 
@@ -153,15 +151,6 @@ public final class WorkQueueBuilder<T> {
       throw new IllegalArgumentException("period must be positive, was " + period);
     }
     this.metricsUpdatePeriodNanos = TimeMath.delayNanos(period);
-    return this;
-  }
-
-  /**
-   * For tests: makes a leader spin for the last {@link QueueEngine#SPIN_NANOS} before its head
-   * (or never), whatever the clock; by default it spins on the system clock only.
-   */
-  WorkQueueBuilder<T> leaderSpins(boolean spins) {
-    this.leaderSpins = spins;
     return this;
   }
 

@@ -20,27 +20,21 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * How due items reach the queue without a timer (a queue without metrics schedules nothing):
- * every operation first queues what is due, exactly as if each item had been added at its
- * ready time; a waiting consumer (the leader) waits until the head's ready time, less {@link
- * QueueEngine#SPIN_NANOS}, and hands the lead to another waiting consumer when it
- * leaves. All on a {@link FakeClock}: a consumer's timed wait is a wake-up on it, so the tests
- * see when, and for what, the leader waits. The leader spins only on the system clock; these
- * tests turn the spin on to see its bounds, and {@link #onAFakeClock_theLeaderNeverSpins} checks
- * that it is off by default.
+ * every operation sees what is due as queued, as if each item had been added at its ready
+ * time; a waiting consumer (the leader) parks until the head's ready time and hands the lead to
+ * another waiting consumer when it leaves; nobody spins. All on a {@link FakeClock}: a
+ * consumer's timed wait is a wake-up on it, so the tests see when, and for what, the leader
+ * waits.
  */
 class DelayingQueueConsumersTest {
-  private static final long SPIN = QueueEngine.SPIN_NANOS;
 
   private final FakeClock clock = new FakeClock();
-  /** Spins as on the system clock, so that the tests see the spin's bounds on the fake clock. */
-  private final DelayingQueue<String> q =
-      WorkQueue.<String>builder().clock(clock).leaderSpins(true).buildDelaying();
+  private final DelayingQueue<String> q = WorkQueue.<String>builder().clock(clock).buildDelaying();
   private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @AfterEach
@@ -136,32 +130,11 @@ class DelayingQueueConsumersTest {
   // ---- the leader ----
 
   @Test
-  void onAFakeClock_theLeaderNeverSpins() throws Exception {
-    DelayingQueue<String> fake = WorkQueue.<String>builder().clock(clock).buildDelaying();
-    try {
-      fake.addAfter("a", Duration.ofNanos(SPIN / 2)); // within the spin of the head
-      Thread[] consumer = new Thread[1];
-      Future<Optional<String>> got = threads.submit(() -> {
-        consumer[0] = Thread.currentThread();
-        return fake.get();
-      });
-      awaitWakeUpAt(clock.nanoTime() + SPIN / 2); // parked until the head itself
-      await().atMost(10, SECONDS).until(() -> consumer[0] != null
-          && (consumer[0].getState() == Thread.State.WAITING
-              || consumer[0].getState() == Thread.State.TIMED_WAITING)); // parked, not spinning
-      clock.step(Duration.ofNanos(SPIN / 2));
-      assertEquals(Optional.of("a"), result(got));
-    } finally {
-      fake.shutDown();
-    }
-  }
-
-  @Test
-  void waitingConsumer_waitsUntilTheHeadIsAlmostDue_thenTakesIt() throws Exception {
+  void waitingConsumer_waitsUntilTheHeadIsDue_thenTakesIt() throws Exception {
     Future<Optional<String>> got = threads.submit(q::get);
     QueueThreads.awaitWaiting(1);
     q.addAfter("a", ofSeconds(1));
-    awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN);
+    awaitWakeUpAt(nanos(ofSeconds(1)));
     assertEquals(1, clock.pendingWakeups(), "the consumer's own wait: no timer besides");
     clock.step(ofSeconds(1));
     assertEquals(Optional.of("a"), result(got));
@@ -172,9 +145,9 @@ class DelayingQueueConsumersTest {
   void earlierHead_wakesTheLeader_whoWaitsForItInstead() throws Exception {
     q.addAfter("late", ofSeconds(10));
     Future<Optional<String>> got = threads.submit(q::get);
-    awaitWakeUpAt(nanos(ofSeconds(10)) - SPIN);
+    awaitWakeUpAt(nanos(ofSeconds(10)));
     q.addAfter("early", ofSeconds(1));
-    awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN);
+    awaitWakeUpAt(nanos(ofSeconds(1)));
     clock.step(ofSeconds(1));
     assertEquals(Optional.of("early"), result(got));
     assertEquals(1, q.waitingCount());
@@ -184,7 +157,7 @@ class DelayingQueueConsumersTest {
   void leaderThatTakesAnItem_handsTheLeadToAnotherWaitingConsumer() throws Exception {
     q.addAfter("x", ofSeconds(1));
     Future<Optional<String>> first = threads.submit(q::get);
-    awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN); // first leads
+    awaitWakeUpAt(nanos(ofSeconds(1))); // first leads
     Future<Optional<String>> second = threads.submit(q::get);
     QueueThreads.awaitWaiting(2);
     // A plain add signals one waiter, the longest waiting: the leader takes "now" and leaves
@@ -192,7 +165,7 @@ class DelayingQueueConsumersTest {
     // waiting untimed, nothing would ever wake it.
     q.add("now");
     await().atMost(10, SECONDS).until(() -> first.isDone() || second.isDone());
-    awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN);
+    awaitWakeUpAt(nanos(ofSeconds(1)));
     clock.step(ofSeconds(1));
     Set<String> taken = new HashSet<>();
     taken.add(result(first).orElseThrow());
@@ -204,11 +177,11 @@ class DelayingQueueConsumersTest {
   void interruptedLeader_handsTheLeadToAnotherWaitingConsumer() throws Exception {
     q.addAfter("x", ofSeconds(1));
     Future<Optional<String>> leader = threads.submit(q::get);
-    awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN);
+    awaitWakeUpAt(nanos(ofSeconds(1)));
     Future<Optional<String>> follower = threads.submit(q::get);
     QueueThreads.awaitWaiting(2);
     leader.cancel(true); // interrupts it
-    awaitWakeUpAt(nanos(ofSeconds(1)) - SPIN); // the follower's wait now (the leader's is gone)
+    awaitWakeUpAt(nanos(ofSeconds(1))); // the follower's wait now (the leader's is gone)
     clock.step(ofSeconds(1));
     assertEquals(Optional.of("x"), result(follower));
   }
@@ -225,67 +198,6 @@ class DelayingQueueConsumersTest {
     assertEquals(Optional.empty(), result(polled));
     clock.stepMillis(900);
     assertEquals(Optional.of("a"), result(got));
-  }
-
-  /** Waits until {@code t} spins as the leader (a spinning thread is RUNNABLE, not parked). */
-  private static void awaitSpinning(Thread t) {
-    await().atMost(10, SECONDS).until(() -> {
-      for (StackTraceElement e : t.getStackTrace()) {
-        if (e.getMethodName().equals("spinUntil")) {
-          return true;
-        }
-      }
-      return false;
-    });
-  }
-
-  /** Runs {@code q.get()} on a thread of its own; its outcome lands in {@code out}. */
-  private Thread consumer(AtomicReference<Object> out) {
-    Thread t = new Thread(() -> {
-      try {
-        out.set(q.get());
-      } catch (InterruptedException e) {
-        out.set(e);
-      }
-    }, "test-consumer");
-    t.start();
-    return t;
-  }
-
-  @Test
-  void headDueWithinTheSpin_isSpunFor_withNoWakeUp_andTakenWhenTheClockGetsThere()
-      throws Exception {
-    q.addAfter("a", Duration.ofNanos(SPIN / 2));
-    AtomicReference<Object> out = new AtomicReference<>();
-    Thread t = consumer(out);
-    awaitSpinning(t);
-    assertEquals(0, clock.pendingWakeups(), "a spinning leader schedules nothing");
-    clock.step(Duration.ofNanos(SPIN / 2));
-    t.join(10_000);
-    assertEquals(Optional.of("a"), out.get());
-  }
-
-  @Test
-  void spinningLeader_isInterruptible() throws Exception {
-    q.addAfter("a", Duration.ofNanos(SPIN / 2));
-    AtomicReference<Object> out = new AtomicReference<>();
-    Thread t = consumer(out);
-    awaitSpinning(t);
-    t.interrupt();
-    t.join(10_000);
-    assertInstanceOf(InterruptedException.class, out.get());
-    assertEquals(1, q.waitingCount(), "the item still waits");
-  }
-
-  @Test
-  void spinningLeader_stopsAtShutdown() throws Exception {
-    q.addAfter("a", Duration.ofNanos(SPIN / 2));
-    AtomicReference<Object> out = new AtomicReference<>();
-    Thread t = consumer(out);
-    awaitSpinning(t);
-    q.shutDown();
-    t.join(10_000);
-    assertEquals(Optional.empty(), out.get(), "shutdown discarded a and released the consumer");
   }
 
   // ---- the metrics backstop of a named queue ----

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * first {@code addAfter}) costs one random memory access. Nothing stores the full hash:
  * deletion and table resizing recompute it from the item.
  *
- * <p>Arrays grow by half and shrink by half below a quarter full; the table doubles and halves
- * with the number of items. About 28 bytes per item plus array slack, against ~80 for a heap
+ * <p>Arrays grow by half and the table doubles with the number of items; both shrink, in one
+ * step to the size they need, once fewer than {@link #SHRINK_LIMIT} items are left (so a
+ * draining heap never pauses for a big copy or rehash). About 28 bytes per item plus array slack, against ~80 for a heap
  * plus a {@code HashMap<T, Integer>}.
  *
  * <p><b>Times</b> are clock readings and may wrap: they are compared by the sign of their
@@ -56,6 +57,13 @@ final class DelayHeap<T> {
    */
   private static final int MAX_CAPACITY = 1 << 28;
   private static final long SLOT_MASK = 0xFFFF_FFFFL;
+  /**
+   * The arrays and the index shrink only once this few items are left, in one step to their
+   * size: a shrink copies or rehashes every item, under the queue's lock, and a heap draining
+   * from a million must not pause an {@code add} for that (a rehash of 250,000 items takes tens
+   * of milliseconds). Below the limit a shrink costs well under a millisecond.
+   */
+  private static final int SHRINK_LIMIT = 16_384;
   /** Deferred adds kept before they are applied in one batch. */
   private static final int STAGE = 64;
   /** From this index size (256 KiB) on, a batch reads its slots ahead. */
@@ -365,12 +373,14 @@ final class DelayHeap<T> {
       }
     }
     items[last] = null;
-    if (items.length > MIN_CAPACITY && size < items.length >>> 2) {
-      resize(Math.max(MIN_CAPACITY, items.length >>> 1));
-    }
-    if (table.length > MIN_TABLE && size < table.length >>> 3) {
-      newTable(table.length >>> 1);
-      rehash();
+    if (size <= SHRINK_LIMIT) {
+      if (items.length > MIN_CAPACITY && size < items.length >>> 2) {
+        resize(Math.max(MIN_CAPACITY, 2 * size));
+      }
+      if (table.length > MIN_TABLE && size < table.length >>> 3) {
+        newTable(Math.max(MIN_TABLE, Integer.highestOneBit(Math.max(1, size)) << 2));
+        rehash();
+      }
     }
   }
 

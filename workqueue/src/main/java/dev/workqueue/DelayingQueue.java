@@ -17,11 +17,11 @@ import java.time.Duration;
  *
  * <p>No thread per queue, and for a queue without metrics no timer either: a consumer waiting
  * in {@code get} or {@code poll} waits only until the earliest ready time (one consumer at a
- * time does, as in {@link java.util.concurrent.DelayQueue}), and every operation of the queue
- * first moves what is due, so each caller sees the queue much as if due items had been added
- * at their ready time. Due items move in bounded batches (a few dozen per hold of the lock):
- * when a million fall due together, the first is handed out at once and an {@code add} on
- * another thread never waits for the rest. A named queue with metrics also arms one wake-up on
+ * time does, as in {@link java.util.concurrent.DelayQueue}), and every operation sees what is
+ * due as queued, as if each due item had been added at its ready time (takes hand out, in the
+ * order items became ready, whatever is queued or due). No operation moves more than a few
+ * dozen due items under one hold of the lock: when a million fall due together, the first is
+ * handed out at once and an {@code add} on another thread never waits for the rest. A named queue with metrics also arms one wake-up on
  * its {@link dev.workqueue.clock.Clock} (the shared timer pool for the system clock) for the
  * earliest ready time while items wait and no consumer does, so that its depth and adds
  * metrics move on time. {@link #shutDown} queues what is due, discards the items still

@@ -204,4 +204,39 @@ public final class MergedAddPublication {
       settle(queue, r);
     }
   }
+
+  @JCStressTest
+  @Outcome(id = "1, 1, 0", expect = ACCEPTABLE, desc = "add merged into the round the worker took; the worker saw data = 1")
+  @Outcome(id = "1, 1, 1", expect = ACCEPTABLE, desc = "add after the take (X back at done); the worker saw data = 1 anyway")
+  @Outcome(id = "1, 0, 1", expect = ACCEPTABLE, desc = "add after the take (X back at done); the worker read data before it was written")
+  @Outcome(id = "1, 0, 0", expect = FORBIDDEN, desc = "add merged into the round the worker took, yet the worker saw stale data = 0")
+  @Outcome(id = "0, 0, 1", expect = ACCEPTABLE_INTERESTING, desc = "poll found nothing (not expected: X is queued from the start)")
+  @State
+  public static class Fair {
+    final WorkQueue<String> queue = WorkQueue.<String>builder().fairBy(k -> k).build();
+    int data;
+
+    public Fair() {
+      queue.add(X);
+    }
+
+    @Actor
+    public void producer() {
+      data = 1;
+      queue.add(X);
+    }
+
+    @Actor
+    public void worker(III_Result r) {
+      if (pollNow(queue).isPresent()) { // X: the only item there is
+        r.r1 = 1;
+        r.r2 = data;
+      }
+    }
+
+    @Arbiter
+    public void arbiter(III_Result r) {
+      settle(queue, r);
+    }
+  }
 }

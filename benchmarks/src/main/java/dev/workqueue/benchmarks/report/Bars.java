@@ -93,13 +93,14 @@ final class Bars {
    * code.
    */
   static final String[][] LIMITS = {
-      {"work queue hand-off", "Every hand-off writes the item's state into a "
-          + "`ConcurrentHashMap` three times (queued at add, processing at get, removed at "
-          + "done), each a CAS or a bin lock, where the naive queue updates plain `HashSet`s "
-          + "under its one lock. The concurrent map is what lets a producer skip the lock when "
-          + "the item is already dirty (the dedup-hit and add-storm bars). The blocking queues "
-          + "keep no per-item state at all. On this shared 2-core machine the run-to-run error is "
-          + "±20–40% of these figures, so a ratio within 0.8–1.2 is not a verdict."},
+      {"work queue hand-off", "The aim (LinkedBlockingQueue): every hand-off puts an entry "
+          + "into a `ConcurrentHashMap` at add and removes it at done (a CAS or a bin lock each) "
+          + "and publishes the entry's stamp with an atomic exchange at add and at get, where "
+          + "`LinkedBlockingQueue` keeps no per-item state and has a lock per end. The concurrent "
+          + "map and the stamp are what let a producer skip the lock when the item is already "
+          + "dirty (the dedup-hit and add-storm bars) and still publish its writes. On this shared "
+          + "2-core machine the run-to-run error is ±20–40% of these figures, so a ratio within "
+          + "0.8–1.2 is not a verdict."},
       {"add+get+done, one thread", "ABQ keeps no per-item state, while a work queue must "
           + "insert, update and remove the item's dedup state and take its lock three times per "
           + "item; the toolkit keeps that state in a `ConcurrentHashMap` (CAS and bin-lock "
@@ -122,11 +123,23 @@ final class Bars {
           + "`tryAcquire` is a `synchronized` block, cheap while uncontended. Two threads "
           + "retrying a CAS on one line is where the figures swing most with the machine's "
           + "load: compare the error columns and the load average above."},
-      {"lateness", "Under saturation the consumer that leads parks until 20 µs before the "
-          + "head and then spins, yielding the lock; at 1 M/s on two shared cores the producer "
-          + "and consumer compete for the same cores, so p50 swings with the machine's load "
-          + "(0.46–0.78× DelayQueue on a quiet machine, 1.2× in a loaded run) and p99 shows "
-          + "millisecond scheduling spikes that DelayQueue's parked consumer avoids."},
+      {"lateness", "The leader parks until the head's ready time, as DelayQueue's does (it no "
+          + "longer spins for the last 20 µs: that cost a core while due times followed each "
+          + "other closely, 2.9× DelayQueue's CPU per item), so its lateness is DelayQueue's: "
+          + "under saturation p50 is within a few µs of it either way, and a ratio near 1.0 is "
+          + "the run's noise, not a verdict. p99 shows the millisecond scheduling spikes of two "
+          + "shared cores."},
+      {"CPU per delivered delayed item", "Within a few percent of DelayQueue, which is the "
+          + "run-to-run spread: the consumers park and wake as DelayQueue's do (one wake-up per "
+          + "item at most); a named queue also keeps its metrics (three map operations and two "
+          + "clock reads per item) and a backstop wake-up about once per 10 ms while consumers "
+          + "are busy."},
+      {"longest `add` on another thread", "No add waits for a promotion (the FIFO merges due items "
+          + "by time), but each take of a due item pays a heap removal with index updates, ~1 µs "
+          + "at a million against ~0.4 µs for `DelayQueue`'s heap (which keeps no index and so "
+          + "cannot cancel or merge an item), so the toolkit's window of falling due lasts about "
+          + "2.5× longer, and the longest add of a window is a GC pause or a preemption of the "
+          + "adder thread more often."},
       {"memory per pending delayed item", "The aim (40 B): per entry the heap keeps its ready "
           + "time, an insertion number, the item, and its index slot with a hash fingerprint, "
           + "plus an index table at most half full and array slack."},

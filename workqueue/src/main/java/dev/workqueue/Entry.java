@@ -91,6 +91,16 @@ class Entry<T> {
     STAMP.getAndSet(this, ready != NONE ? (long) priority : NOT_READY);
   }
 
+  /**
+   * Under the lock, for an entry that just became dirty (its stamp was {@link #NOT_READY}): no
+   * merged add can be pending on a {@code NOT_READY} stamp (its compare-and-set needs a ready
+   * one), so there is nothing to read and a release store does; the take that ends this round
+   * still reads with {@code getAndSet}.
+   */
+  final void publishNewRound() {
+    STAMP.setRelease(this, (long) priority);
+  }
+
   /** The stamp as published; for invariant checks. */
   final long stamp() {
     return (long) STAMP.getVolatile(this);

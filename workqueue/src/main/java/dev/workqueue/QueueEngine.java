@@ -313,7 +313,7 @@ final class QueueEngine<T> {
     } else {
       e.ready = Entry.HELD;
     }
-    e.publish();
+    e.publishNewRound();
     dirty++;
     metrics.added(e.item, dirty);
     depth(e.priority, 1);
@@ -458,7 +458,7 @@ final class QueueEngine<T> {
           entries.put(item, e);
           e.readySince = readyAt;
           e.ready = Entry.READY; // joins and leaves the order in one step
-          e.publish();
+          e.publishNewRound();
           dirty++;
           metrics.added(item, dirty);
           return e;

@@ -134,9 +134,16 @@ final class DelayHeap<T> {
     return (T) items[0];
   }
 
-  /** The head's payload; only when not empty (0 without payloads). */
+  /**
+   * The head's payload; only when not empty (0 without payloads). Applies the deferred adds
+   * first: one of them may be a merge into the head that raises its payload.
+   */
   int headPayload() {
-    return payloads == null ? 0 : payloads[0];
+    if (payloads == null) {
+      return 0;
+    }
+    flush();
+    return payloads[0];
   }
 
   boolean contains(T item) {

@@ -104,6 +104,11 @@ final class QueueEngine<T> {
   private final ReadyOrder<T> order;
   private final FairOrder<T> fair; // the order, if fair: delayed adds check the dimension early
   private final boolean orderReadsClock;
+  /**
+   * Whether an add of a dirty item may merge without the lock: not when an add must also remove
+   * a waiting add of the item (supersede) and a dirty item may wait (client-go's rules).
+   */
+  private final boolean lockFreeMerge;
   /** The order, if FIFO: due items are merged into it by time instead of promoted. */
   private final FifoOrder<T> fifo;
   private final boolean priorityRules;
@@ -151,6 +156,7 @@ final class QueueEngine<T> {
     this.orderReadsClock = order.readsClock();
     this.priorityRules = priority;
     this.supersede = priority || b.addSupersedesDelayed;
+    this.lockFreeMerge = !supersede || priorityRules;
     this.waiting = new DelayHeap<>(priority);
     QueueMetrics<T> m = b.newMetrics(lock);
     this.backstop = !(m instanceof QueueMetrics.Noop);
@@ -165,7 +171,7 @@ final class QueueEngine<T> {
   /** An add without delay at {@code priority}. */
   void add(T item, int priority) {
     Entry<T> seen = entries.get(item);
-    if (seen != null && seen.tryMerge(priority)) {
+    if (seen != null && lockFreeMerge && seen.tryMerge(priority)) {
       return; // merged into the pending round, published through the stamp
     }
     lock.lock();
@@ -195,8 +201,9 @@ final class QueueEngine<T> {
     if (fifo == null) {
       wake(promoteLocked(now));
     } else if (waiting.isDue(item, now)) {
+      long readyAt = waiting.readyAtOf(item);
       waiting.remove(item);
-      if (promoteItemLocked(item, 0, now)) {
+      if (promoteItemLocked(item, 0, readyAt)) {
         wake(1);
       }
     }
@@ -289,7 +296,12 @@ final class QueueEngine<T> {
       }
     }
     if (fresh != null) {
-      e = entries.putIfAbsent(item, fresh); // one map operation for a new item
+      try {
+        e = entries.putIfAbsent(item, fresh); // one map operation for a new item
+      } catch (RuntimeException | Error t) { // the item's equals or hashCode
+        order.released(fresh);
+        throw t;
+      }
       if (e == null) {
         fresh.priority = priority;
         return makeReadyLocked(fresh, now);
@@ -417,25 +429,33 @@ final class QueueEngine<T> {
    * merged if it is dirty, held if it is processing. Returns whether it joined the order.
    */
   private boolean promoteItemLocked(T item, int priority, long readyAt) {
+    Entry<T> fresh;
+    Entry<T> e;
     try {
-      Entry<T> fresh = order.newEntry(item, priority);
-      Entry<T> e = entries.putIfAbsent(item, fresh); // most promoted items are new
-      if (e == null) {
-        e = fresh;
-      } else {
-        order.released(fresh);
-        if (e.isDirty()) {
-          raiseLocked(e, priority); // merged into the pending round
-          return false;
-        }
-        e.priority = priority; // processing: a new round, held until done
-      }
-      return makeReadyLocked(e, readyAt);
-    } catch (RuntimeException ex) { // the item's equals/hashCode or the fair dimension
-      guard.failed("promoting a due item (its equals, hashCode or dimension)", ex);
+      fresh = order.newEntry(item, priority); // the fair order's dimension
+    } catch (RuntimeException ex) {
+      guard.failed("promoting a due item (its dimension)", ex);
       return false;
     }
+    try {
+      e = entries.putIfAbsent(item, fresh); // most promoted items are new
+    } catch (RuntimeException ex) { // the item's equals or hashCode
+      order.released(fresh);
+      guard.failed("promoting a due item (its equals or hashCode)", ex);
+      return false;
+    }
+    if (e == null) {
+      return makeReadyLocked(fresh, readyAt);
+    }
+    order.released(fresh);
+    if (e.isDirty()) {
+      raiseLocked(e, priority); // merged into the pending round
+      return false;
+    }
+    e.priority = priority; // processing: a new round, held until done
+    return makeReadyLocked(e, readyAt);
   }
+
 
   /**
    * FIFO: the entry of the due item that became ready before the FIFO's head (or any due item
@@ -479,19 +499,18 @@ final class QueueEngine<T> {
    * counts ({@code size}, {@code waitingCount}) or a full promotion (shutdown).
    */
   private void promoteAllDue() {
-    int joined;
-    do {
+    while (true) {
       lock.lock();
       try {
-        if (waiting.isEmpty()) {
-          return;
+        long now = readClock();
+        if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())) {
+          return; // loops on the head, not on what joined: merged items join nothing
         }
-        joined = promoteLocked(clock.nanoTime());
-        wake(joined);
+        wake(promoteLocked(now));
       } finally {
         lock.unlock();
       }
-    } while (joined > 0);
+    }
   }
 
   /** Signals up to {@code n} waiting consumers; returns how many. */

@@ -71,4 +71,29 @@ class DelayingQueueTest {
     assertThrows(IllegalStateException.class,
         () -> WorkQueue.<String>builder().clock(clock).scheduler(mine).buildDelaying());
   }
+
+  @Test
+  void supersede_anAddOfAQueuedItemThatAlsoWaits_removesTheWaitingAdd() {
+    DelayingQueue<String> q =
+        WorkQueue.<String>builder().clock(clock).addSupersedesDelayed(true).buildDelaying();
+    q.add("x");
+    q.addAfter("x", Duration.ofMinutes(1)); // waits, whatever its state (client-go's rule)
+    q.add("x"); // supersedes the waiting add, though x is already queued
+    assertEquals(0, q.waitingCount());
+  }
+
+  @Test
+  void size_countsEveryDueItem_evenBehindManyDueAddsThatMergeIntoDirtyItems() throws Exception {
+    DelayingQueue<String> q = WorkQueue.<String>builder().clock(clock).buildDelaying();
+    for (int i = 0; i < 200; i++) {
+      q.add("k" + i);
+      assertEquals(Optional.of("k" + i), q.poll(Duration.ZERO)); // processing
+      q.addAfter("k" + i, Duration.ofSeconds(1)); // due later: merges (held until done)
+    }
+    q.addAfter("b", Duration.ofSeconds(1)); // due with them, behind them
+    clock.step(Duration.ofSeconds(1));
+    assertEquals(1, q.size(), "b is due, so it is queued");
+    assertEquals(0, q.waitingCount());
+  }
+
 }

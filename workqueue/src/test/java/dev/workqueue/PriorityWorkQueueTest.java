@@ -87,6 +87,19 @@ class PriorityWorkQueueTest {
       .thenComparingInt(Added::seq);
 
   @Test
+  void laterDelayedAddAtAHigherPriority_raisesTheWaitingItem_evenIfNothingLookedAtTheHeapSince()
+      throws Exception {
+    PriorityWorkQueue<String> q = WorkQueue.<String>builder().clock(clock)
+        .buildPriority(dev.workqueue.ratelimit.RateLimiters.exponential(
+            Duration.ofMillis(1), Duration.ofSeconds(1)));
+    q.add("x", AddOptions.ofPriority(0).withAfter(Duration.ofSeconds(1)));
+    q.add("x", AddOptions.ofPriority(10).withAfter(Duration.ofSeconds(5))); // merged, later
+    clock.step(Duration.ofSeconds(1));
+    assertEquals(Optional.of(new PriorityItem<>("x", 10)), q.pollWithPriority(Duration.ZERO),
+        "the highest priority it was added with");
+  }
+
+  @Test
   void fivePriorities_thousandItemsEach_strictPriority_fifoWithin() throws Exception {
     PriorityWorkQueue<String> q = queue();
     Random random = new Random(1);

@@ -123,11 +123,6 @@ final class FairOrder<T> extends ReadyOrder<T> {
     return size;
   }
 
-  /** For tests: the number of groups kept. */
-  int groupCount() {
-    return groups.size();
-  }
-
   @Override
   boolean checkInvariants() {
     int n = 0;

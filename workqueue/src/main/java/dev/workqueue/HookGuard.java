@@ -32,9 +32,4 @@ final class HookGuard {
       log.debug("queue {}: {} threw (failure {})", queue, what, failures, t);
     }
   }
-
-  /** How many hook calls threw. */
-  int failures() {
-    return failures;
-  }
 }

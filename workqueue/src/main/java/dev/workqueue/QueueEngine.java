@@ -782,26 +782,6 @@ final class QueueEngine<T> {
 
   // ---- for tests ----
 
-  /** How many calls into hooks (metrics, the clock's schedule) threw. */
-  int hookFailures() {
-    lock.lock();
-    try {
-      return guard.failures();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Items in the waiting room, without promoting what is due. */
-  int waitingUnpromoted() {
-    lock.lock();
-    try {
-      return waiting.size();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** The structures agree with each other. */
   boolean checkInvariants() {
     lock.lock();

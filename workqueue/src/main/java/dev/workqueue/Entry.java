@@ -15,8 +15,9 @@ import java.lang.invoke.VarHandle;
  *   HELD     yes          handed out and added since: in line at done yes
  * </pre>
  *
- * An entry that is neither ready nor processing leaves the queue's map ({@link #removed}); a
- * later add of the item makes a fresh one. Guarded by the queue's lock except {@link #stamp}.
+ * An entry that is neither ready nor processing is <em>retired</em> ({@link #RETIRED}) and leaves
+ * the queue's map; a later add of the item makes a fresh one. Guarded by the queue's lock except
+ * {@link #stamp}.
  *
  * <p><b>The stamp and the merged add.</b> {@link #stamp} is the entry's priority while it is
  * READY or HELD and {@link #NOT_READY} otherwise. An add of an item whose stamp is at least the
@@ -32,8 +33,16 @@ class Entry<T> {
   static final byte READY = 1;
   static final byte HELD = 2;
 
-  /** {@link #stamp} of an entry that is neither READY nor HELD: below every priority. */
+  /**
+   * {@link #stamp} of an entry that is processing and not dirty (the only state its {@code
+   * done} may end without the lock); the three stamps that are not a priority are below every
+   * priority, so no add merges into them.
+   */
   static final long NOT_READY = Long.MIN_VALUE;
+  /** {@link #stamp} of an entry whose last round is done: it has left, or is leaving, the map. */
+  static final long RETIRED = Long.MIN_VALUE + 1;
+  /** {@link #stamp} of an entry not yet ready: made, perhaps put in the map, not yet published. */
+  static final long FRESH = Long.MIN_VALUE + 2;
 
   private static final VarHandle STAMP;
 
@@ -50,8 +59,6 @@ class Entry<T> {
   int priority;
   byte ready;
   boolean processing;
-  /** Set when the entry leaves the queue's map; a fresh entry stands for the item after. */
-  boolean removed;
   /**
    * The priority the item was handed out at: written by the take, read by the taking thread
    * after it (stable until the item's {@code done}, as nobody else can take it meanwhile).
@@ -66,7 +73,7 @@ class Entry<T> {
   Entry<T> behind;
 
   @SuppressWarnings("unused") // through STAMP
-  private volatile long stamp = NOT_READY;
+  private volatile long stamp = FRESH;
 
   Entry(T item, int priority) {
     this.item = item;
@@ -92,13 +99,35 @@ class Entry<T> {
   }
 
   /**
-   * Under the lock, for an entry that just became dirty (its stamp was {@link #NOT_READY}): no
-   * merged add can be pending on a {@code NOT_READY} stamp (its compare-and-set needs a ready
-   * one), so there is nothing to read and a release store does; the take that ends this round
-   * still reads with {@code getAndSet}.
+   * Under the lock, for a {@link #FRESH} entry that becomes dirty: no merged add can be pending
+   * on a stamp that is not a priority (its compare-and-set needs a ready one), and nothing else
+   * changes a fresh stamp, so there is nothing to read and a release store does; the take that
+   * ends this round still reads with {@code getAndSet}.
    */
   final void publishNewRound() {
     STAMP.setRelease(this, (long) priority);
+  }
+
+  /**
+   * Under the lock, for an entry that is processing and not dirty: a new round at {@code
+   * priority}, held until done. False if the entry's {@code done} retired it meanwhile (it takes
+   * no lock): the item is then new to the queue.
+   */
+  final boolean tryHold(int priority) {
+    return STAMP.compareAndSet(this, NOT_READY, (long) priority);
+  }
+
+  /**
+   * The end of a round that was handed out and not added since: true if the entry was
+   * processing and not dirty, and is retired now. With or without the lock: an add that makes
+   * it HELD at the same moment ({@link #tryHold}) and this retirement exclude each other.
+   */
+  final boolean tryRetire() {
+    return STAMP.compareAndSet(this, NOT_READY, RETIRED);
+  }
+
+  final boolean isRetired() {
+    return (long) STAMP.getVolatile(this) == RETIRED;
   }
 
   /** The stamp as published; for invariant checks. */

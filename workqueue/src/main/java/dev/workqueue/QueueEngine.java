@@ -24,9 +24,12 @@ import org.slf4j.LoggerFactory;
  *       dirty and processing state, as in client-go, and costs ~30 bytes an item.
  * </ul>
  *
- * Everything is guarded by {@link #lock}, except the merge of an add into a round that is
- * already pending, which takes no lock and publishes through the entry's stamp ({@link
- * Entry}): so the {@code java.util.concurrent} promise holds for every add, merged or not.
+ * Everything is guarded by {@link #lock}, except two steps that change only an entry's stamp
+ * ({@link Entry}) and the map: the merge of an add into a round that is already pending, which
+ * publishes through the stamp, so the {@code java.util.concurrent} promise holds for every
+ * add, merged or not; and, on a queue without metrics or fair order while nothing waits, the
+ * {@code done} that ends a round ({@link Entry#tryRetire}), which excludes an add that would
+ * hold a new round on the same entry ({@link Entry#tryHold}).
  *
  * <h2>Merge rules</h2>
  *
@@ -114,6 +117,17 @@ final class QueueEngine<T> {
   private final boolean priorityRules;
   private final boolean supersede;
   private final boolean backstop;
+  /**
+   * Whether a {@code done} that only ends a round may skip the lock: when nothing it would
+   * report needs the lock (no live metrics, not the fair order's group counts).
+   */
+  private final boolean lockFreeDone;
+  /**
+   * True whenever {@link #waiting} holds an item: set under the lock before an item goes in,
+   * cleared under the lock when it is seen empty. A {@code done} that reads false may skip the
+   * lock, as no delayed add of its item can be due (client-go queues such an item at done).
+   */
+  private volatile boolean anyWaiting;
 
   private final ConcurrentHashMap<T, Entry<T>> entries = new ConcurrentHashMap<>();
   private final DelayHeap<T> waiting;
@@ -162,6 +176,7 @@ final class QueueEngine<T> {
     this.backstop = !(m instanceof QueueMetrics.Noop);
     this.metrics = backstop ? new GuardedMetrics<>(m, guard) : m;
     this.depthByPriority = priority ? b.newPriorityDepthMetric() : null;
+    this.lockFreeDone = !backstop && fair == null;
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
     this.drain = new Drain(lock, clock, entries::isEmpty, this::markShuttingDown);
   }
@@ -257,6 +272,9 @@ final class QueueEngine<T> {
       return;
     }
     long readyAt = TimeMath.deadline(now, delayNanos);
+    if (!anyWaiting) {
+      anyWaiting = true;
+    }
     boolean empty = waiting.isEmpty();
     long oldHead = empty ? 0 : waiting.headReadyAt();
     if (reschedule) {
@@ -274,11 +292,11 @@ final class QueueEngine<T> {
 
   /**
    * Merges an add without delay into what the queue holds for {@code item}; {@code seen} is the
-   * item's entry as read without the lock (still its entry unless {@link Entry#removed}), or
-   * null. Returns whether an entry joined the ready order (the caller wakes a consumer).
+   * item's entry as read without the lock (still its entry unless retired), or null. Returns
+   * whether an entry joined the ready order (the caller wakes a consumer).
    */
   private boolean addNowLocked(T item, int priority, Entry<T> seen, long now) {
-    Entry<T> e = seen == null || seen.removed ? null : seen;
+    Entry<T> e = seen == null || seen.isRetired() ? null : seen;
     Entry<T> fresh = e == null ? order.newEntry(item, priority) : null; // may throw: no change
     if (supersede && !waiting.isEmpty()) {
       long p;
@@ -295,41 +313,79 @@ final class QueueEngine<T> {
         waitingChangedLocked();
       }
     }
-    if (fresh != null) {
-      try {
-        e = entries.putIfAbsent(item, fresh); // one map operation for a new item
-      } catch (RuntimeException | Error t) { // the item's equals or hashCode
-        order.released(fresh);
-        throw t;
-      }
-      if (e == null) {
-        fresh.priority = priority;
-        return makeReadyLocked(fresh, now);
-      }
-      order.released(fresh); // the item was added since the caller looked
-    }
-    if (!e.isDirty()) {
-      e.priority = priority; // a new round; the processing round's priority is over
-      return makeReadyLocked(e, now);
-    }
-    raiseLocked(e, priority);
-    return false;
+    return newRoundLocked(item, priority, e, fresh, now, true) != null;
   }
 
-  /** {@code e}, not dirty, becomes dirty: READY in line, or HELD while processing. */
-  private boolean makeReadyLocked(Entry<T> e, long readySince) {
-    boolean joined = !e.processing;
-    if (joined) {
-      e.ready = Entry.READY;
-      order.append(e, readySince);
-    } else {
-      e.ready = Entry.HELD;
+  /**
+   * The core of every add without delay, a due item's included: {@code item}'s live entry
+   * {@code e} (or null if it has none) merges the add if dirty, and holds a new round until
+   * done if processing; an item without a live entry gets {@code fresh} (made here if null),
+   * READY since {@code readySince} and, with {@code append}, in the ready order. Returns the
+   * fresh entry if one was made ready, else null. The item's {@code equals} may throw from the
+   * map: then nothing has changed.
+   */
+  private Entry<T> newRoundLocked(T item, int priority, Entry<T> e, Entry<T> fresh,
+      long readySince, boolean append) {
+    while (true) {
+      if (e == null) {
+        if (fresh == null) {
+          fresh = order.newEntry(item, priority);
+        }
+        try {
+          e = insertLocked(item, fresh); // one map operation for a new item
+        } catch (RuntimeException | Error t) {
+          order.released(fresh);
+          throw t;
+        }
+        if (e == null) {
+          fresh.priority = priority;
+          fresh.ready = Entry.READY;
+          if (append) {
+            order.append(fresh, readySince);
+          } else {
+            fresh.readySince = readySince; // joins and leaves the order in one step
+          }
+          fresh.publishNewRound();
+          countAddedLocked(fresh);
+          return fresh;
+        }
+      }
+      if (e.isDirty()) {
+        raiseLocked(e, priority); // merged into the pending round
+        break;
+      }
+      if (e.tryHold(priority)) { // processing: a new round, held until done
+        e.priority = priority; // the processing round's priority is over
+        e.ready = Entry.HELD;
+        countAddedLocked(e);
+        break;
+      }
+      e = null; // its done retired it meanwhile: the item is new to the queue
     }
-    e.publishNewRound();
+    if (fresh != null) {
+      order.released(fresh);
+    }
+    return null;
+  }
+
+  /**
+   * Puts {@code fresh} in the map unless {@code item} has a live entry there, which it returns
+   * (null if {@code fresh} went in). A retired entry still in the map is replaced.
+   */
+  private Entry<T> insertLocked(T item, Entry<T> fresh) {
+    Entry<T> e;
+    while ((e = entries.putIfAbsent(item, fresh)) != null && e.isRetired()) {
+      if (entries.replace(item, e, fresh)) {
+        return null;
+      }
+    }
+    return e;
+  }
+
+  private void countAddedLocked(Entry<T> e) {
     dirty++;
     metrics.added(e.item, dirty);
     depth(e.priority, 1);
-    return joined;
   }
 
   /** A dirty entry's priority rises to {@code priority}, if that is higher. */
@@ -430,7 +486,6 @@ final class QueueEngine<T> {
    */
   private boolean promoteItemLocked(T item, int priority, long readyAt) {
     Entry<T> fresh;
-    Entry<T> e;
     try {
       fresh = order.newEntry(item, priority); // the fair order's dimension
     } catch (RuntimeException ex) {
@@ -438,24 +493,12 @@ final class QueueEngine<T> {
       return false;
     }
     try {
-      e = entries.putIfAbsent(item, fresh); // most promoted items are new
+      return newRoundLocked(item, priority, null, fresh, readyAt, true) != null;
     } catch (RuntimeException ex) { // the item's equals or hashCode
-      order.released(fresh);
       guard.failed("promoting a due item (its equals or hashCode)", ex);
       return false;
     }
-    if (e == null) {
-      return makeReadyLocked(fresh, readyAt);
-    }
-    order.released(fresh);
-    if (e.isDirty()) {
-      raiseLocked(e, priority); // merged into the pending round
-      return false;
-    }
-    e.priority = priority; // processing: a new round, held until done
-    return makeReadyLocked(e, readyAt);
   }
-
 
   /**
    * FIFO: the entry of the due item that became ready before the FIFO's head (or any due item
@@ -472,21 +515,10 @@ final class QueueEngine<T> {
       long readyAt = waiting.headReadyAt();
       T item = waiting.poll();
       try {
-        Entry<T> e = entries.get(item);
-        if (e == null) {
-          e = order.newEntry(item, 0);
-          entries.put(item, e);
-          e.readySince = readyAt;
-          e.ready = Entry.READY; // joins and leaves the order in one step
-          e.publishNewRound();
-          dirty++;
-          metrics.added(item, dirty);
-          return e;
+        Entry<T> e = newRoundLocked(item, 0, null, null, readyAt, false);
+        if (e != null) {
+          return e; // else merged into a pending round, or held until done
         }
-        if (!e.isDirty()) { // processing: a new round, held until done
-          e.priority = 0;
-          makeReadyLocked(e, readyAt);
-        } // dirty: merged into the pending round
       } catch (RuntimeException ex) { // the item's equals or hashCode
         guard.failed("handing out a due item (its equals or hashCode)", ex);
       }
@@ -605,7 +637,9 @@ final class QueueEngine<T> {
         }
       }
     } finally {
-      if (leader == null && !waiting.isEmpty()) {
+      if (waiting.isEmpty()) {
+        noteNothingWaitsLocked();
+      } else if (leader == null) {
         if (waiters > 0) {
           if (!signalled) {
             notEmpty.signal(); // hand the lead over
@@ -614,6 +648,12 @@ final class QueueEngine<T> {
           armBackstopLocked();
         }
       }
+    }
+  }
+
+  private void noteNothingWaitsLocked() {
+    if (anyWaiting) {
+      anyWaiting = false;
     }
   }
 
@@ -648,23 +688,36 @@ final class QueueEngine<T> {
   }
 
   void done(T item) {
+    if (lockFreeDone && !anyWaiting) {
+      Entry<T> e = entries.get(item);
+      if (e != null && e.tryRetire()) { // processing and not added since: it leaves
+        entries.remove(item, e);
+        if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
+          lock.lock();
+          try {
+            drain.signalIfDrained();
+          } finally {
+            lock.unlock();
+          }
+        }
+        return;
+      }
+    }
     lock.lock();
     try {
       long now = waiting.isEmpty() ? lastNow : readClock();
       promoteDueLocked(item, now);
-      Entry<T> e = entries.remove(item); // one map operation in the common case
-      if (e == null || !e.processing || e.ready != Entry.NONE) {
-        if (e != null) {
-          entries.put(item, e); // HELD, or not processing: it stays
-        }
-        if (e == null || !e.processing) {
-          warnUnpairedDone(item);
-          return;
-        }
+      if (waiting.isEmpty()) {
+        noteNothingWaitsLocked();
+      }
+      Entry<T> e = entries.get(item);
+      if (e == null || !e.processing || e.ready == Entry.NONE && !e.tryRetire()) {
+        warnUnpairedDone(item);
+        return;
       }
       e.processing = false;
-      if (e.ready == Entry.NONE) {
-        e.removed = true;
+      if (e.ready == Entry.NONE) { // retired
+        entries.remove(item, e);
         order.released(e);
       } else { // HELD: dirty all along (depth and priority unchanged); it joins its line now
         e.ready = Entry.READY;
@@ -789,7 +842,7 @@ final class QueueEngine<T> {
       int ready = 0;
       int held = 0;
       for (Entry<T> e : entries.values()) {
-        if (e.removed || (!e.isDirty() && !e.processing)) {
+        if (e.isRetired() || (!e.isDirty() && !e.processing)) {
           return false;
         }
         if (e.ready == Entry.READY && e.processing || e.ready == Entry.HELD && !e.processing) {

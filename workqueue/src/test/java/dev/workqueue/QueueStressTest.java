@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Long-running invariant stress tests of the three queues on the real clock: many producers
@@ -46,6 +48,56 @@ class QueueStressTest {
   private static final long MAX_DELAY_NANOS = Duration.ofMillis(2).toNanos();
   /** The producers' last steps, during which consumers hold each key a little longer. */
   private static final int ENDGAME_STEPS = 200;
+
+  /**
+   * A {@code done} that ends a round takes no lock on a queue without metrics, and signals a
+   * drain only if it sees the shutdown after its removal: a drain that starts while workers
+   * finish their last items must still see the last one. A missed signal hangs the drain.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void shutDownWithDrain_racingTheLastDones_alwaysReturns(QueueKind kind) throws Exception {
+    int rounds = 300 * StressScale.factor();
+    int items = 8;
+    for (int round = 0; round < rounds; round++) {
+      WorkQueue<String> q = kind.build(WorkQueue.<String>builder(), QueueKind.FIRST_CHAR);
+      List<Thread> workers = new ArrayList<>();
+      CountDownLatch taken = new CountDownLatch(items);
+      CountDownLatch go = new CountDownLatch(1);
+      for (int i = 0; i < items; i++) {
+        q.add(i % 2 + "/" + i);
+      }
+      for (int i = 0; i < items; i++) {
+        Thread t = new Thread(() -> {
+          try {
+            String item = q.get().orElseThrow();
+            taken.countDown();
+            await(go);
+            q.done(item);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+        t.start();
+        workers.add(t);
+      }
+      taken.await();
+      Thread drain = new Thread(() -> {
+        try {
+          q.shutDownWithDrain();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      drain.start();
+      go.countDown(); // the dones race the drain's start
+      drain.join(10_000);
+      assertFalse(drain.isAlive(), kind + ", round " + round + ": the drain saw every done");
+      for (Thread t : workers) {
+        t.join(10_000);
+      }
+    }
+  }
 
   @Test
   void workQueue_manyProducersAndConsumers_keepEveryPromise() throws Exception {

@@ -95,6 +95,11 @@ public class DelayingQueueLincheckTest {
   }
 
   @Test
+  void modelChecking_doneRacingAnAddOfItsItem() throws NoSuchMethodException {
+    QueueLincheckHarness.checkDoneRacingAnAdd(getClass(), DelayingQueueSpec.class);
+  }
+
+  @Test
   void stress() {
     LincheckRuns.stress(DelayingQueueSpec.class, 10, 300)
         .check(getClass());

@@ -96,6 +96,11 @@ public class PriorityWorkQueueLincheckTest {
   }
 
   @Test
+  void modelChecking_doneRacingAnAddOfItsItem() throws NoSuchMethodException {
+    QueueLincheckHarness.checkDoneRacingAnAdd(getClass(), PriorityWorkQueueSpec.class);
+  }
+
+  @Test
   void stress() {
     LincheckRuns.stress(PriorityWorkQueueSpec.class, 6, 200)
         .check(getClass());

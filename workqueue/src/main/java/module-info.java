@@ -5,7 +5,6 @@
 module dev.workqueue {
   requires transitive dev.workqueue.ratelimit;
   requires org.slf4j;
-  requires com.github.benmanes.caffeine;
 
   exports dev.workqueue;
   exports dev.workqueue.metrics;

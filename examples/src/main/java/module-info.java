@@ -4,6 +4,7 @@ module dev.workqueue.examples {
   // The fabric8 jars of KubernetesController are not required here: they name no module, so
   // they stay on the class path (see the compiler configuration in examples/pom.xml).
   requires transitive dev.workqueue;
+  requires dev.workqueue.scheduling;
   requires dev.workqueue.micrometer;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;

@@ -9,6 +9,7 @@
 @SuppressWarnings("requires-transitive-automatic")
 module dev.workqueue.micrometer {
   requires transitive dev.workqueue;
+  requires transitive dev.workqueue.scheduling; // the provider is also a SchedulingMetricsProvider
   requires transitive micrometer.core;
 
   exports dev.workqueue.metrics.micrometer;

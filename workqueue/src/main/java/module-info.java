@@ -1,6 +1,6 @@
 /**
- * The work queues (basic, delaying, rate-limiting), the reconcile-loop runner, the
- * scheduling queue and the metrics SPI.
+ * The work queues (basic, delaying, rate-limiting, priority, fair), the reconcile-loop runner
+ * and the metrics SPI.
  */
 module dev.workqueue {
   requires transitive dev.workqueue.ratelimit;
@@ -9,5 +9,4 @@ module dev.workqueue {
   exports dev.workqueue;
   exports dev.workqueue.metrics;
   exports dev.workqueue.controller;
-  exports dev.workqueue.scheduling;
 }

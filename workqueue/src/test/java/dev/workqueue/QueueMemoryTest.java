@@ -1,5 +1,6 @@
 package dev.workqueue;
 
+import static dev.workqueue.testing.Reachability.collected;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,11 +11,6 @@ import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.scheduling.ClusterEvent;
-import dev.workqueue.scheduling.PoppedItem;
-import dev.workqueue.scheduling.Rejectors;
-import dev.workqueue.scheduling.Resource;
-import dev.workqueue.scheduling.SchedulingQueue;
 import dev.workqueue.testing.StressScale;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -27,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Nothing the caller dropped stays reachable, for the queue kinds {@code WorkQueueTest} and
  * {@code DelayingQueueMemoryTest} do not cover: the rate-limiting queue (whose limiter holds
- * per-item state until {@code forget}, or until a bounded limiter evicts it), the scheduling
- * queue and the controller; and a million distinct keys that fail and are never forgotten stay
+ * per-item state until {@code forget}, or until a bounded limiter evicts it) and the
+ * controller (the scheduling module tests its queue likewise); and a million distinct keys that fail and are never forgotten stay
  * bounded by a bounded limiter.
  */
 class QueueMemoryTest {
@@ -37,18 +33,6 @@ class QueueMemoryTest {
 
   /** A key with identity: only the test's reference and the queue's keep it alive. */
   record Key(int id) {}
-
-  private static boolean collected(WeakReference<?> ref) {
-    return collected(ref, 50);
-  }
-
-  private static boolean collected(WeakReference<?> ref, int tries) {
-    for (int i = 0; i < tries && ref.get() != null; i++) {
-      System.gc();
-      Thread.onSpinWait();
-    }
-    return ref.get() == null;
-  }
 
   /** addRateLimited, the back-off passes, get, done: the limiter still counts the failure. */
   private WeakReference<Key> failOnceAndFinish(RateLimitingQueue<Key> q) throws Exception {
@@ -93,33 +77,6 @@ class QueueMemoryTest {
       limiter.when(new Key(1000 + i)); // the bounded state cleans up on its own calls
     }
     assertTrue(collected(ref), "the bounded limiter still references an expired item");
-  }
-
-  @Test
-  void schedulingQueue_letsGoOfDoneFailedAndDeletedItems() throws Exception {
-    ClusterEvent nodeAdd = ClusterEvent.of(Resource.of("node"), ClusterEvent.ADD);
-    SchedulingQueue<Integer, Key> q = SchedulingQueue.<Integer, Key>builder(Key::id)
-        .clock(clock).hint("fit", nodeAdd).build();
-    List<WeakReference<Key>> refs = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      Key k = new Key(i);
-      refs.add(new WeakReference<>(k));
-      q.add(k);
-    }
-    PoppedItem<Integer, Key> first = q.pop().orElseThrow();
-    q.onEvent(nodeAdd, null, null); // logged for the attempt in flight
-    q.done(first.id());
-    PoppedItem<Integer, Key> second = q.pop().orElseThrow();
-    q.requeueFailed(second, Rejectors.unschedulable("fit")); // into the pool
-    assertTrue(q.delete(new Key(second.key())));
-    assertTrue(q.delete(new Key(2))); // never popped
-    first = null;
-    second = null;
-    for (WeakReference<Key> ref : refs) {
-      assertTrue(collected(ref), "the scheduling queue still references " + ref.get());
-    }
-    assertEquals("activeQ:0; backoffQ:0; unschedulable:0", q.pending().summary());
-    q.close();
   }
 
   @Test

@@ -9,8 +9,6 @@ import dev.workqueue.controller.Parallelizer;
 import dev.workqueue.controller.Result;
 import dev.workqueue.controller.StopResult;
 import dev.workqueue.metrics.RecordingMetricsProvider;
-import dev.workqueue.scheduling.Rejectors;
-import dev.workqueue.scheduling.SchedulingQueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
- * The toolkit's threads are all named {@code workqueue-}: an idle queue of any kind owns none,
+ * The toolkit's threads are all named {@code workqueue-}: an idle queue of any kind owns none
+ * (the scheduling module checks its queue the same way: {@code SchedulingThreadOwnershipTest}),
  * and once a component is shut down (after it started timer or worker threads on the real
  * clock) none of ours stays alive. The shared timer pool's threads end after one idle second,
  * so the shutdown checks wait for that (truly asynchronous: Awaitility).
@@ -56,15 +55,12 @@ class ThreadOwnershipTest {
                   Duration.ofMillis(5), Duration.ofSeconds(1)));
       limited.add("waiting");
       limited.forget("waiting");
-      SchedulingQueue<String, String> scheduling = SchedulingQueue.<String, String>builder(s -> s)
-          .build();
-      scheduling.add("waiting");
-      queues.addAll(List.of(plain, delaying, limited, scheduling));
+      queues.addAll(List.of(plain, delaying, limited));
     }
     Set<Thread> after = toolkitThreads();
     after.removeAll(before);
     assertEquals(Set.of(), after);
-    assertEquals(4000, queues.size());
+    assertEquals(3000, queues.size());
   }
 
   /** One component used on the real clock so that it starts threads, then shut down. */
@@ -100,13 +96,6 @@ class ThreadOwnershipTest {
           q.addRateLimited("y"); // 5 ms
           q.done("x");
           assertTrue(q.shutDownWithDrain(Duration.ofSeconds(10)));
-        }),
-        Arguments.of("SchedulingQueue, a failed item in back-off", (Use) () -> {
-          SchedulingQueue<String, String> q = SchedulingQueue.<String, String>builder(s -> s)
-              .build();
-          q.add("x");
-          q.requeueFailed(q.pop().orElseThrow(), Rejectors.none()); // arms the back-off flush
-          q.close();
         }),
         Arguments.of("Controller, workers and back-off, stopped", (Use) () -> {
           AtomicInteger calls = new AtomicInteger();

@@ -9,6 +9,7 @@ import dev.workqueue.controller.Parallelizer;
 import dev.workqueue.controller.Result;
 import dev.workqueue.controller.StopResult;
 import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.ToolkitThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.Arguments;
@@ -31,9 +31,7 @@ import org.junit.jupiter.params.provider.Arguments;
 class ThreadOwnershipTest {
 
   static Set<Thread> toolkitThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("workqueue-"))
-        .collect(Collectors.toSet());
+    return ToolkitThreads.alive();
   }
 
   @Test

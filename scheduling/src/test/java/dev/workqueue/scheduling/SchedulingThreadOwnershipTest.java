@@ -3,11 +3,11 @@ package dev.workqueue.scheduling;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.workqueue.testing.ToolkitThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,22 +17,16 @@ import org.junit.jupiter.api.Test;
  */
 class SchedulingThreadOwnershipTest {
 
-  private static Set<Thread> toolkitThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("workqueue-"))
-        .collect(Collectors.toSet());
-  }
-
   @Test
   void idleQueues_startNoThread() {
-    Set<Thread> before = toolkitThreads();
+    Set<Thread> before = ToolkitThreads.alive();
     List<SchedulingQueue<String, String>> queues = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
       SchedulingQueue<String, String> q = SchedulingQueue.<String, String>builder(s -> s).build();
       q.add("waiting");
       queues.add(q);
     }
-    Set<Thread> after = toolkitThreads();
+    Set<Thread> after = ToolkitThreads.alive();
     after.removeAll(before);
     assertEquals(Set.of(), after);
     assertEquals(1000, queues.size());
@@ -40,13 +34,13 @@ class SchedulingThreadOwnershipTest {
 
   @Test
   void afterClose_noThreadOfOursIsAlive() throws Exception {
-    await().atMost(Duration.ofSeconds(10)).until(() -> toolkitThreads().isEmpty());
+    await().atMost(Duration.ofSeconds(10)).until(() -> ToolkitThreads.alive().isEmpty());
     SchedulingQueue<String, String> q = SchedulingQueue.<String, String>builder(s -> s).build();
     q.add("x");
     q.requeueFailed(q.pop().orElseThrow(), Rejectors.none()); // arms the back-off flush
     q.close();
     await().atMost(Duration.ofSeconds(10))
         .alias("no toolkit thread alive after closing a scheduling queue")
-        .until(() -> toolkitThreads().isEmpty());
+        .until(() -> ToolkitThreads.alive().isEmpty());
   }
 }

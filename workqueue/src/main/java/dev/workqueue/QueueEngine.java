@@ -430,9 +430,11 @@ final class QueueEngine<T> {
       long now = nowIfNeeded();
       if (fifo == null) {
         wake(promoteLocked(now));
-      } else if (!waiting.isEmpty() && TimeMath.reached(now, waiting.headReadyAt())
+      }
+      if (!waiting.isEmpty() && TimeMath.reached(now, waiting.headReadyAt())
           && waiting.isDue(item, now)) {
-        return false; // due: it counts as queued, and a cancel does not touch queued items
+        return false; // due (in any order, promoted yet or not): it counts as queued, and a
+                      // cancel does not touch queued items
       }
       if (!waiting.remove(item)) {
         return false;

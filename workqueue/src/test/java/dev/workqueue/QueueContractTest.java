@@ -808,6 +808,26 @@ class QueueContractTest {
     assertEquals(List.of(), drainNow(q));
   }
 
+  /**
+   * A due item counts as queued, and a cancel does not touch queued items: in every order,
+   * however many items fell due with it (the priority and fair orders promote due items a batch
+   * at a time, and an item behind the first batch is still due).
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void cancel_ofADueItem_isRefused_evenBehindManyDueItems(QueueKind kind) throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    DelayingQueue<String> q = delaying(kind);
+    int n = 3 * QueueEngine.PROMOTE_BATCH;
+    for (int i = 0; i < n; i++) {
+      q.addAfter("k/" + i, ofMillis(10));
+    }
+    clock.stepMillis(10);
+    assertFalse(q.cancel("k/0"), "due: counts as queued");
+    assertFalse(q.cancel("k/" + (n - 1)), "due, behind " + (n - 1) + " due items");
+    assertEquals(n, drainNow(q).size(), "every due item is handed out");
+  }
+
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void addAfter_neverPostpones_butReschedulePostponesOrAddsNow(QueueKind kind) throws Exception {

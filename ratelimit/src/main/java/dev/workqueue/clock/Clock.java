@@ -17,7 +17,11 @@ import java.util.concurrent.locks.Lock;
  */
 public interface Clock {
 
-  /** The current reading in nanoseconds. */
+  /**
+   * The current reading in nanoseconds.
+   *
+   * @return the reading; meaningful only as a difference from another reading of this clock
+   */
   long nanoTime();
 
   /**
@@ -31,6 +35,9 @@ public interface Clock {
    * }
    * }</pre>
    *
+   * @param lock the lock of {@code condition}, held by the caller; released while waiting
+   * @param condition what to wait on; a signal to it ends the wait early
+   * @param deadlineNanos the reading of this clock at which the wait ends
    * @return an estimate of the nanoseconds left until the deadline; zero or less once reached
    * @throws InterruptedException if the thread is interrupted while waiting
    */
@@ -41,6 +48,10 @@ public interface Clock {
    * reached). The task must be short and must not throw; it runs on a thread of the clock's
    * scheduler (the system clock) or in the thread that advances the clock (the fake clock),
    * never in the caller of this method. A task may call {@code schedule} again.
+   *
+   * @param deadlineNanos the reading of this clock at which {@code task} runs
+   * @param task the wake-up to run once
+   * @return a handle that calls the wake-up off if it has not run yet
    */
   Cancellable schedule(long deadlineNanos, Runnable task);
 
@@ -48,6 +59,8 @@ public interface Clock {
    * The real clock. Wake-ups run on one shared, bounded pool of daemon threads named
    * {@code workqueue-timer-N} that exits when nothing is scheduled, so an idle component owns
    * no thread.
+   *
+   * @return the shared system clock, the same instance on every call
    */
   static Clock system() {
     return SystemClock.SHARED;
@@ -56,6 +69,10 @@ public interface Clock {
   /**
    * The real clock, with wake-ups run on {@code executor} instead of the shared pool. The
    * caller owns the executor and shuts it down.
+   *
+   * @param executor where the wake-ups run; owned by the caller
+   * @return a new system clock scheduling its wake-ups on {@code executor}
+   * @throws NullPointerException if {@code executor} is null
    */
   static Clock system(ScheduledExecutorService executor) {
     return new SystemClock(java.util.Objects.requireNonNull(executor, "executor"));

@@ -44,7 +44,11 @@ public final class FakeClock implements Clock {
     this(0);
   }
 
-  /** A fake clock reading {@code startNanos} (try values near {@link Long#MAX_VALUE}). */
+  /**
+   * A fake clock reading {@code startNanos} (try values near {@link Long#MAX_VALUE}).
+   *
+   * @param startNanos the first reading, in nanoseconds: any value, negative ones included
+   */
   public FakeClock(long startNanos) {
     this.now = startNanos;
   }
@@ -54,7 +58,11 @@ public final class FakeClock implements Clock {
     return now;
   }
 
-  /** The current reading as a duration since reading 0; handy in assertions. */
+  /**
+   * The current reading as a duration since reading 0; handy in assertions.
+   *
+   * @return {@code Duration.ofNanos(nanoTime())}; negative if the reading is negative
+   */
   public Duration elapsed() {
     return Duration.ofNanos(now);
   }
@@ -62,6 +70,8 @@ public final class FakeClock implements Clock {
   /**
    * Moves time forward by {@code d} and runs every wake-up that became due.
    *
+   * @param d how far to move: zero or more ({@code Duration.ZERO} only runs what is due)
+   * @throws NullPointerException if {@code d} is null
    * @throws IllegalArgumentException if {@code d} is negative (use {@link #setTime} to go back)
    */
   public void step(Duration d) {
@@ -76,7 +86,12 @@ public final class FakeClock implements Clock {
     runDue();
   }
 
-  /** Same as {@code step(Duration.ofMillis(millis))}. */
+  /**
+   * Same as {@code step(Duration.ofMillis(millis))}.
+   *
+   * @param millis how many milliseconds to move: zero or more
+   * @throws IllegalArgumentException if {@code millis} is negative
+   */
   public void stepMillis(long millis) {
     step(Duration.ofMillis(millis));
   }
@@ -84,6 +99,8 @@ public final class FakeClock implements Clock {
   /**
    * Sets the reading to {@code nanos}, forwards or backwards, and runs every wake-up that is
    * due. Going backwards makes nothing due; components see time not advancing.
+   *
+   * @param nanos the new reading, in nanoseconds: any value, earlier than the current one too
    */
   public void setTime(long nanos) {
     lock.lock();
@@ -95,7 +112,11 @@ public final class FakeClock implements Clock {
     runDue();
   }
 
-  /** Wake-ups scheduled and not yet run or cancelled, including those of timed waits. */
+  /**
+   * Wake-ups scheduled and not yet run or cancelled, including those of timed waits.
+   *
+   * @return how many there are; 0 when nothing is scheduled
+   */
   public int pendingWakeups() {
     lock.lock();
     try {
@@ -105,12 +126,21 @@ public final class FakeClock implements Clock {
     }
   }
 
-  /** Whether any wake-up is pending: Go's {@code HasWaiters}. */
+  /**
+   * Whether any wake-up is pending: Go's {@code HasWaiters}.
+   *
+   * @return true if {@link #pendingWakeups()} is not 0
+   */
   public boolean hasWaiters() {
     return pendingWakeups() > 0;
   }
 
-  /** The deadline of the earliest pending wake-up, or null if none. */
+  /**
+   * The deadline of the earliest pending wake-up, or null if none.
+   *
+   * @return that deadline as a reading of this clock, possibly already reached (it runs at the
+   *     next step), or null if no wake-up is pending
+   */
   public Long nextWakeup() {
     lock.lock();
     try {

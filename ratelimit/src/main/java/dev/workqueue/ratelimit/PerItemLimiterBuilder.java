@@ -44,6 +44,8 @@ public final class PerItemLimiterBuilder {
    * it (Caffeine's size eviction: the bound holds once pending maintenance has run, which
    * happens on the limiter's own calls).
    *
+   * @param maximum the most items to keep state for: positive
+   * @return this builder
    * @throws IllegalArgumentException if {@code maximum} is not positive
    * @throws IllegalStateException if already set
    */
@@ -59,6 +61,9 @@ public final class PerItemLimiterBuilder {
   /**
    * Drops an item's state once {@code inactivity} has passed without a {@code when} for it.
    *
+   * @param inactivity how long an item's state is kept after its last {@code when}, as read
+   *     from the {@link #clock clock}: positive
+   * @return this builder
    * @throws NullPointerException if {@code inactivity} is null
    * @throws IllegalArgumentException if {@code inactivity} is zero or negative
    * @throws IllegalStateException if already set
@@ -75,6 +80,8 @@ public final class PerItemLimiterBuilder {
   /**
    * The time source for expiry and for token buckets; {@link Clock#system()} by default.
    *
+   * @param clock the time source; a {@code FakeClock} makes expiry deterministic in tests
+   * @return this builder
    * @throws NullPointerException if {@code clock} is null
    * @throws IllegalStateException if already set
    */
@@ -87,7 +94,12 @@ public final class PerItemLimiterBuilder {
     return this;
   }
 
-  /** A new limiter with the options set so far. */
+  /**
+   * A new limiter with the options set so far.
+   *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @return a new limiter with its own state, tracking no item yet
+   */
   @SuppressWarnings("unchecked") // the limiters use items only through equals and hashCode
   public <T> RateLimiter<T> build() {
     return (RateLimiter<T>) factory.apply(this);

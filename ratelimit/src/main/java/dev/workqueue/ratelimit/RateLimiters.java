@@ -40,6 +40,13 @@ public final class RateLimiters {
    * One token bucket shared by all items, on the system clock: client-go's
    * {@code BucketRateLimiter} around Go's {@code rate.NewLimiter(rate.Limit(qps), burst)}.
    * See {@link #tokenBucket(double, int, Clock)}.
+   *
+   * @param <T> the item type; the bucket does not look at the items
+   * @param qps tokens per second: zero or more, or {@code Double.POSITIVE_INFINITY} for no limit
+   * @param burst the bucket's size, which is also how many tokens it starts with: zero or more
+   * @return a new limiter whose bucket is full
+   * @throws IllegalArgumentException if {@code qps} is NaN or negative, or {@code burst} is
+   *     negative
    */
   public static <T> RateLimiter<T> tokenBucket(double qps, int burst) {
     return tokenBucket(qps, burst, Clock.system());
@@ -58,9 +65,11 @@ public final class RateLimiters {
    *
    * <p>Lock-free; allocates nothing per call but a non-zero returned {@code Duration}.
    *
+   * @param <T> the item type; the bucket does not look at the items
    * @param qps tokens per second: zero or more, or {@code Double.POSITIVE_INFINITY}
    * @param burst the bucket's size: zero or more
    * @param clock the time source
+   * @return a new limiter whose bucket is full at the current reading of {@code clock}
    * @throws IllegalArgumentException if {@code qps} is NaN or negative, or {@code burst} is
    *     negative
    * @throws NullPointerException if {@code clock} is null
@@ -82,6 +91,10 @@ public final class RateLimiters {
    *
    * <p>The caller must {@code forget} each item on success.
    *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @param base the delay of an item's first call, doubled on each further call: zero or more
+   * @param max the cap on the delay: zero or more
+   * @return a new limiter that tracks no item yet
    * @throws NullPointerException if {@code base} or {@code max} is null
    * @throws IllegalArgumentException if {@code base} or {@code max} is negative
    */
@@ -93,6 +106,9 @@ public final class RateLimiters {
    * A builder for {@link #exponential(Duration, Duration)} with bounded state
    * ({@code NewTypedItemExponentialFailureRateLimiter} plus bounds).
    *
+   * @param base the delay of an item's first call, doubled on each further call: zero or more
+   * @param max the cap on the delay: zero or more
+   * @return a new builder with no bounds set
    * @throws NullPointerException if {@code base} or {@code max} is null
    * @throws IllegalArgumentException if {@code base} or {@code max} is negative
    */
@@ -113,6 +129,11 @@ public final class RateLimiters {
    *
    * <p>The caller must {@code forget} each item on success.
    *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @param fast the delay of each of an item's first {@code maxFastAttempts} calls: zero or more
+   * @param slow the delay of every later call: zero or more
+   * @param maxFastAttempts how many calls per item get {@code fast}: zero or more
+   * @return a new limiter that tracks no item yet
    * @throws NullPointerException if {@code fast} or {@code slow} is null
    * @throws IllegalArgumentException if a delay is negative or {@code maxFastAttempts < 0}
    */
@@ -124,6 +145,10 @@ public final class RateLimiters {
    * A builder for {@link #fastSlow(Duration, Duration, int)} with bounded state
    * ({@code NewTypedItemFastSlowRateLimiter} plus bounds).
    *
+   * @param fast the delay of each of an item's first {@code maxFastAttempts} calls: zero or more
+   * @param slow the delay of every later call: zero or more
+   * @param maxFastAttempts how many calls per item get {@code fast}: zero or more
+   * @return a new builder with no bounds set
    * @throws NullPointerException if {@code fast} or {@code slow} is null
    * @throws IllegalArgumentException if a delay is negative or {@code maxFastAttempts < 0}
    */
@@ -141,6 +166,14 @@ public final class RateLimiters {
   /**
    * A token bucket per item on the system clock, state unbounded. See
    * {@link #perItemTokenBucket(double, int, Clock)}.
+   *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @param qps tokens per second in each item's bucket: zero or more, or
+   *     {@code Double.POSITIVE_INFINITY} for no limit
+   * @param burst the size of each item's bucket: zero or more
+   * @return a new limiter that holds no bucket yet
+   * @throws IllegalArgumentException if {@code qps} is NaN or negative, or {@code burst} is
+   *     negative
    */
   public static <T> RateLimiter<T> perItemTokenBucket(double qps, int burst) {
     return perItemTokenBucketBuilder(qps, burst).build();
@@ -154,6 +187,12 @@ public final class RateLimiters {
    *
    * <p>The caller must {@code forget} each item it is done with.
    *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @param qps tokens per second in each item's bucket: zero or more, or
+   *     {@code Double.POSITIVE_INFINITY} for no limit
+   * @param burst the size of each item's bucket: zero or more
+   * @param clock the time source of every bucket
+   * @return a new limiter that holds no bucket yet
    * @throws IllegalArgumentException if {@code qps} is NaN or negative, or {@code burst} is
    *     negative
    * @throws NullPointerException if {@code clock} is null
@@ -167,6 +206,10 @@ public final class RateLimiters {
    * A builder for {@link #perItemTokenBucket(double, int, Clock)} with bounded state; its
    * {@link PerItemLimiterBuilder#clock clock} also drives the buckets.
    *
+   * @param qps tokens per second in each item's bucket: zero or more, or
+   *     {@code Double.POSITIVE_INFINITY} for no limit
+   * @param burst the size of each item's bucket: zero or more
+   * @return a new builder with no bounds and no clock set (the system clock by default)
    * @throws IllegalArgumentException if {@code qps} is NaN or negative, or {@code burst} is
    *     negative
    */
@@ -184,6 +227,9 @@ public final class RateLimiters {
    * Every limiter is called on every {@code when} (so a token bucket always gives up a
    * token); {@code numRequeues} is the largest of theirs; {@code forget} reaches all.
    *
+   * @param <T> the item type; each limiter may take a supertype of it
+   * @param limiters the limiters to ask, at least one; the array is copied
+   * @return a new limiter answering the longest of their delays
    * @throws NullPointerException if {@code limiters} or any of them is null
    * @throws IllegalArgumentException if {@code limiters} is empty
    */
@@ -201,6 +247,9 @@ public final class RateLimiters {
    * {@link #maxOf(RateLimiter[])} over a collection: client-go's
    * {@code NewTypedMaxOfRateLimiter}.
    *
+   * @param <T> the item type; each limiter may take a supertype of it
+   * @param limiters the limiters to ask, at least one; the collection is copied
+   * @return a new limiter answering the longest of their delays
    * @throws NullPointerException if {@code limiters} or any of them is null
    * @throws IllegalArgumentException if {@code limiters} is empty
    */
@@ -227,6 +276,10 @@ public final class RateLimiters {
    * {@code NewTypedWithMaxWaitRateLimiter}. {@code forget} and {@code numRequeues} go to
    * {@code inner}.
    *
+   * @param <T> the item type; {@code inner} may take a supertype of it
+   * @param inner the limiter whose delays are capped; still asked on every call
+   * @param maxWait the longest delay returned: zero or more
+   * @return a new limiter answering {@code min(inner.when(item), maxWait)}
    * @throws NullPointerException if {@code inner} or {@code maxWait} is null
    * @throws IllegalArgumentException if {@code maxWait} is negative
    */
@@ -239,6 +292,15 @@ public final class RateLimiters {
   /**
    * Proportional jitter on {@code inner}, with a thread-local random source. See
    * {@link #withJitter(RateLimiter, double, DoubleSupplier)}.
+   *
+   * @param <T> the item type; {@code inner} may take a supertype of it
+   * @param inner the limiter whose delays are lengthened at random
+   * @param maxFactor the largest share of the delay added, e.g. 0.1 for up to 10% longer:
+   *     finite, zero or more
+   * @return a new limiter answering the delay {@code d} of {@code inner} plus up to
+   *     {@code d * maxFactor}
+   * @throws NullPointerException if {@code inner} is null
+   * @throws IllegalArgumentException if {@code maxFactor} is NaN, infinite or negative
    */
   public static <T> RateLimiter<T> withJitter(RateLimiter<? super T> inner, double maxFactor) {
     return withJitter(inner, maxFactor, THREAD_LOCAL_RANDOM);
@@ -250,8 +312,14 @@ public final class RateLimiters {
    * {@code r} a number from {@code random} in {@code [0, 1)}. Never shorter than {@code d}, so
    * it is safe around a token bucket or a {@link #maxOf} holding one.
    *
+   * @param <T> the item type; {@code inner} may take a supertype of it
+   * @param inner the limiter whose delays are lengthened at random
+   * @param maxFactor the largest share of the delay added, e.g. 0.1 for up to 10% longer:
+   *     finite, zero or more
    * @param random numbers in {@code [0, 1)} (others are clamped into {@code [0, 1]}); must be
    *     thread-safe
+   * @return a new limiter answering the delay {@code d} of {@code inner} plus up to
+   *     {@code d * maxFactor}
    * @throws NullPointerException if {@code inner} or {@code random} is null
    * @throws IllegalArgumentException if {@code maxFactor} is NaN, infinite or negative
    */
@@ -266,6 +334,11 @@ public final class RateLimiters {
   /**
    * Full jitter on {@code inner}, with a thread-local random source. See
    * {@link #withFullJitter(RateLimiter, DoubleSupplier)}.
+   *
+   * @param <T> the item type; {@code inner} may take a supertype of it
+   * @param inner the limiter whose delays are shortened at random, typically a back-off
+   * @return a new limiter answering between zero and the delay of {@code inner}
+   * @throws NullPointerException if {@code inner} is null
    */
   public static <T> RateLimiter<T> withFullJitter(RateLimiter<? super T> inner) {
     return withFullJitter(inner, THREAD_LOCAL_RANDOM);
@@ -278,8 +351,11 @@ public final class RateLimiters {
    * items run earlier than the bucket allows, so put it on the back-off alone, e.g.
    * {@code maxOf(withFullJitter(exponential(...)), tokenBucket(...))}.
    *
+   * @param <T> the item type; {@code inner} may take a supertype of it
+   * @param inner the limiter whose delays are shortened at random, typically a back-off
    * @param random numbers in {@code [0, 1)} (others are clamped into {@code [0, 1]}); must be
    *     thread-safe
+   * @return a new limiter answering between zero and the delay of {@code inner}
    * @throws NullPointerException if {@code inner} or {@code random} is null
    */
   public static <T> RateLimiter<T> withFullJitter(
@@ -297,6 +373,9 @@ public final class RateLimiters {
    * (per second, not per minute) with a burst of 100, on the system clock.
    *
    * <p>The caller must {@code forget} each item on success.
+   *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @return a new limiter that tracks no item yet, with a full bucket
    */
   public static <T> RateLimiter<T> defaultControllerRateLimiter() {
     return defaultControllerRateLimiter(Clock.system());
@@ -306,6 +385,9 @@ public final class RateLimiters {
    * {@link #defaultControllerRateLimiter()} with its token bucket on {@code clock}
    * ({@code DefaultTypedControllerRateLimiter}).
    *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @param clock the time source of the token bucket (the back-off reads no time)
+   * @return a new limiter that tracks no item yet, with a full bucket
    * @throws NullPointerException if {@code clock} is null
    */
   public static <T> RateLimiter<T> defaultControllerRateLimiter(Clock clock) {
@@ -320,6 +402,9 @@ public final class RateLimiters {
    * from 1 ms to 1000 s.
    *
    * <p>The caller must {@code forget} each item on success.
+   *
+   * @param <T> the item type, compared with {@code equals}/{@code hashCode}
+   * @return a new limiter that tracks no item yet
    */
   public static <T> RateLimiter<T> defaultItemBasedRateLimiter() {
     return exponential(Duration.ofMillis(1), Duration.ofSeconds(1000));

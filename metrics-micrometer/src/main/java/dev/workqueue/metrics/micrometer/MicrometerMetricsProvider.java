@@ -143,6 +143,9 @@ public final class MicrometerMetricsProvider
   /**
    * A provider registering its meters in {@code registry}.
    *
+   * @param registry where the meters are registered, as queues and controllers ask for them;
+   *     use one provider per registry
+   * @return a new provider that has registered no meter yet
    * @throws NullPointerException if {@code registry} is null
    */
   public static MicrometerMetricsProvider create(MeterRegistry registry) {
@@ -155,6 +158,8 @@ public final class MicrometerMetricsProvider
    * queue or controller has shut down; metrics it still holds keep working but are no
    * longer published. Idempotent.
    *
+   * @param name the name the queue or controller gave its metrics (the {@code name} or
+   *     {@code controller} tag)
    * @return how many meters were removed
    * @throws NullPointerException if {@code name} is null
    */

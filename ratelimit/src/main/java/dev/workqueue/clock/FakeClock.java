@@ -182,6 +182,15 @@ public final class FakeClock implements Clock {
     return remaining;
   }
 
+  /**
+   * Runs {@code task} on the thread of the first {@link #step}/{@link #setTime} that reaches
+   * {@code deadlineNanos}. Unlike the system clock, a deadline already reached does not run at
+   * once: the task runs at the next step (see the class comment).
+   *
+   * @param deadlineNanos when to run, on this clock
+   * @param task what to run; what it throws is logged and swallowed by the step
+   * @return a handle whose {@code cancel} removes the task if it has not run
+   */
   @Override
   public Cancellable schedule(long deadlineNanos, Runnable task) {
     Objects.requireNonNull(task, "task");

@@ -32,9 +32,9 @@
  *       reading at which the bucket is full again), updated by compare-and-set: no lock, no
  *       allocation for a zero delay. The essay in {@code TokenBucketRateLimiter} explains it
  *       with a worked example.
- *   <li>The exponential back-off precomputes its delays up to the cap, so a call is one
- *       {@code ConcurrentHashMap.compute} on the item's counter and an array read; it cannot
- *       overflow at any count.
+ *   <li>The exponential back-off precomputes its delays up to the cap, so a call is a
+ *       map look-up of the item's counter (made once, on its first failure), a compare-and-set
+ *       on it and an array read; it cannot overflow at any count.
  *   <li>Per-item state is unbounded by default, as in client-go: the caller must
  *       {@code forget} items. {@link dev.workqueue.ratelimit.PerItemLimiterBuilder} bounds it
  *       (maximum items, expiry after inactivity) with a Caffeine cache that reads time from

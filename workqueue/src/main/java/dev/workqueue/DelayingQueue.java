@@ -31,7 +31,12 @@ import java.time.Duration;
  */
 public interface DelayingQueue<T> extends WorkQueue<T> {
 
-  /** A delaying queue with the default settings: FIFO, the system clock, no metrics. */
+  /**
+   * A delaying queue with the default settings: FIFO, the system clock, no metrics.
+   *
+   * @param <T> the item type
+   * @return a new, empty delaying queue
+   */
   static <T> DelayingQueue<T> create() {
     return new WorkQueueBuilder<T>().buildDelaying();
   }
@@ -42,6 +47,8 @@ public interface DelayingQueue<T> extends WorkQueue<T> {
    * Ignored after shutdown. Counts one retry in the metrics ({@code workqueue_retries_total}).
    * Delays beyond about 146 years are clamped.
    *
+   * @param item the item to add, compared with {@code equals}/{@code hashCode}
+   * @param delay how long from now until the item is added; zero or negative adds it now
    * @throws NullPointerException if {@code item} or {@code delay} is null
    */
   void addAfter(T item, Duration delay);
@@ -51,6 +58,9 @@ public interface DelayingQueue<T> extends WorkQueue<T> {
    * (client-go#131). A delay of zero or less removes the item from the waiting room and adds
    * it now. Ignored after shutdown; counts one retry.
    *
+   * @param item the item to add, or whose ready time to move if it waits
+   * @param delay how long from now until the item is added; replaces any earlier or later
+   *     ready time of a waiting item
    * @throws NullPointerException if {@code item} or {@code delay} is null
    */
   void reschedule(T item, Duration delay);
@@ -59,11 +69,17 @@ public interface DelayingQueue<T> extends WorkQueue<T> {
    * Removes {@code item} from the waiting room, if it waits there. Does not touch the item if
    * it is queued or processing.
    *
+   * @param item the item whose delayed add to drop
    * @return whether the item was waiting
    * @throws NullPointerException if {@code item} is null
    */
   boolean cancel(T item);
 
-  /** The number of items waiting for their delay to pass. Informational. */
+  /**
+   * The number of items waiting for their delay to pass. Informational.
+   *
+   * @return how many items wait now, not counting those whose delay has passed (they count
+   *     as queued); 0 after shutdown
+   */
   int waitingCount();
 }

@@ -36,12 +36,20 @@ public final class PollResult<T> {
     return (PollResult<T>) SHUT_DOWN;
   }
 
-  /** The item handed out (the caller must pass it to {@link WorkQueue#done}), or empty. */
+  /**
+   * The item handed out (the caller must pass it to {@link WorkQueue#done}), or empty.
+   *
+   * @return the item; empty exactly when {@link #isTimedOut()} or {@link #isShutDown()} holds
+   */
   public Optional<T> item() {
     return Optional.ofNullable(item);
   }
 
-  /** Whether the timeout passed with nothing to hand out, the queue still running. */
+  /**
+   * Whether the timeout passed with nothing to hand out, the queue still running.
+   *
+   * @return true if no item came in time; a consumer loop polls again
+   */
   public boolean isTimedOut() {
     return item == null && !shutDown;
   }
@@ -49,6 +57,8 @@ public final class PollResult<T> {
   /**
    * Whether the queue was shut down and had nothing left to hand out: a consumer loop ends
    * here, as it does when {@link WorkQueue#get} returns empty.
+   *
+   * @return true if no item came because the queue is shut down and empty
    */
   public boolean isShutDown() {
     return shutDown;

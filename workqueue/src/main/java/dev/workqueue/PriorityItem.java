@@ -11,7 +11,13 @@ package dev.workqueue;
  */
 public record PriorityItem<T>(T item, int priority) {
 
-  /** @throws NullPointerException if {@code item} is null */
+  /**
+   * An item with its priority.
+   *
+   * @param item the item; never null
+   * @param priority the priority it was handed out at; any {@code int}
+   * @throws NullPointerException if {@code item} is null
+   */
   public PriorityItem {
     Items.requireItem(item);
   }

@@ -77,12 +77,22 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
    * A priority queue on the default controller limiter (exponential 5 ms to 1000 s per item,
    * 10 per second with bursts of 100 overall), aging on at 5 minutes, the system clock, no
    * metrics.
+   *
+   * @param <T> the item type
+   * @return a new, empty priority queue with a limiter of its own
    */
   static <T> PriorityWorkQueue<T> create() {
     return create(RateLimiters.defaultControllerRateLimiter());
   }
 
-  /** A priority queue on {@code limiter}, with the default settings otherwise. */
+  /**
+   * A priority queue on {@code limiter}, with the default settings otherwise.
+   *
+   * @param <T> the item type
+   * @param limiter gives the delay of rate-limited adds; shared with whatever else uses it
+   * @return a new, empty priority queue
+   * @throws NullPointerException if {@code limiter} is null
+   */
   static <T> PriorityWorkQueue<T> create(RateLimiter<? super T> limiter) {
     return new WorkQueueBuilder<T>().buildPriority(limiter);
   }
@@ -95,6 +105,9 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
    * repeated add of the same item is merged. Ignored after shutdown (the limiter is not asked
    * then). Counts one retry in the metrics when it asks for a delay or is rate-limited.
    *
+   * @param item the item to add, compared with {@code equals}/{@code hashCode}
+   * @param options its priority, delay and whether to ask the limiter; {@link
+   *     AddOptions#DEFAULT} for a plain add
    * @throws NullPointerException if {@code item} or {@code options} is null
    */
   void add(T item, AddOptions options);
@@ -126,6 +139,9 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
   /**
    * Like {@link #poll}, and also reports the priority the item was queued at.
    *
+   * @param timeout the longest wait; zero or negative does not wait, only takes a ready item
+   * @return the item and its priority, or empty if none came within the timeout or the queue
+   *     is shut down and empty
    * @throws InterruptedException if the thread is interrupted while waiting
    * @throws NullPointerException if {@code timeout} is null
    */
@@ -167,6 +183,11 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
     public static final AddOptions DEFAULT = new AddOptions(0, Duration.ZERO, false);
 
     /**
+     * Options with every field given.
+     *
+     * @param priority higher is served first; any {@code int}
+     * @param after how long until the item is ready; zero for now; not negative
+     * @param rateLimited whether to ask the queue's rate limiter for the delay
      * @throws NullPointerException if {@code after} is null
      * @throws IllegalArgumentException if {@code after} is negative
      */
@@ -174,12 +195,22 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
       TimeMath.requireNonNegative(after, "after");
     }
 
-    /** Priority {@code priority}, ready now. */
+    /**
+     * Priority {@code priority}, ready now.
+     *
+     * @param priority higher is served first; any {@code int}
+     * @return options for an add at {@code priority} without delay, not rate-limited
+     */
     public static AddOptions ofPriority(int priority) {
       return priority == 0 ? DEFAULT : new AddOptions(priority, Duration.ZERO, false);
     }
 
-    /** These options with priority {@code priority}. */
+    /**
+     * These options with priority {@code priority}.
+     *
+     * @param priority higher is served first; any {@code int}
+     * @return new options; this instance is unchanged
+     */
     public AddOptions withPriority(int priority) {
       return new AddOptions(priority, after, rateLimited);
     }
@@ -187,6 +218,8 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
     /**
      * These options with delay {@code after}.
      *
+     * @param after how long until the item is ready; zero for now
+     * @return new options; this instance is unchanged
      * @throws NullPointerException if {@code after} is null
      * @throws IllegalArgumentException if {@code after} is negative
      */
@@ -194,7 +227,13 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
       return new AddOptions(priority, after, rateLimited);
     }
 
-    /** These options with the rate limiter asked for the delay, or not. */
+    /**
+     * These options with the rate limiter asked for the delay, or not.
+     *
+     * @param rateLimited whether to ask the limiter; with a non-zero {@code after} the smaller
+     *     of the two delays applies
+     * @return new options; this instance is unchanged
+     */
     public AddOptions withRateLimited(boolean rateLimited) {
       return new AddOptions(priority, after, rateLimited);
     }

@@ -42,12 +42,22 @@ import java.util.Optional;
  */
 public interface WorkQueue<T> {
 
-  /** A queue with the default settings: first-in first-out, the system clock, no metrics. */
+  /**
+   * A queue with the default settings: first-in first-out, the system clock, no metrics.
+   *
+   * @param <T> the item type
+   * @return a new, empty queue
+   */
   static <T> WorkQueue<T> create() {
     return new WorkQueueBuilder<T>().build();
   }
 
-  /** A builder for a queue with a name (for metrics), a clock, a metrics provider, an order. */
+  /**
+   * A builder for a queue with a name (for metrics), a clock, a metrics provider, an order.
+   *
+   * @param <T> the item type of the queues it builds
+   * @return a new builder with every setting at its default
+   */
   static <T> WorkQueueBuilder<T> builder() {
     return new WorkQueueBuilder<>();
   }
@@ -62,6 +72,7 @@ public interface WorkQueue<T> {
    * of {@code x} covering this add, also when the add is merged into a round already pending
    * (as {@link java.util.concurrent.BlockingQueue} promises for {@code put} and {@code take}).
    *
+   * @param item the item to process, compared with {@code equals}/{@code hashCode}
    * @throws NullPointerException if {@code item} is null
    */
   void add(T item);
@@ -81,6 +92,7 @@ public interface WorkQueue<T> {
    * Like {@link #get}, but waits at most {@code timeout} (on the queue's clock).
    * {@code poll(Duration.ZERO)} never waits.
    *
+   * @param timeout the longest wait; zero or negative does not wait, only takes a ready item
    * @return the item, or empty if none came within the timeout or the queue is shut down and
    *     empty ({@link #pollResult} tells which, free of races)
    * @throws InterruptedException if the thread is interrupted while waiting
@@ -93,6 +105,8 @@ public interface WorkQueue<T> {
    * down and has nothing left to hand out. Decided when the call returns, so unlike asking
    * {@link #isShuttingDown} afterwards it cannot mistake a timeout for the end of the queue.
    *
+   * @param timeout the longest wait; zero or negative does not wait, only takes a ready item
+   * @return the item, or which of timeout and shutdown ended the call; never null
    * @throws InterruptedException if the thread is interrupted while waiting
    * @throws NullPointerException if {@code timeout} is null
    */
@@ -104,6 +118,7 @@ public interface WorkQueue<T> {
    * an item that is not processing is ignored (logged once per queue at warn): it never
    * queues a duplicate.
    *
+   * @param item the item, as handed out by {@code get} or {@code poll}
    * @throws NullPointerException if {@code item} is null
    */
   void done(T item);
@@ -111,6 +126,9 @@ public interface WorkQueue<T> {
   /**
    * The number of items queued: not those processing, not those waiting for a delay.
    * Informational: it may be stale by the time the caller looks at it.
+   *
+   * @return how many items are queued now; in a {@link DelayingQueue}, items whose delay has
+   *     passed count as queued
    */
   int size();
 
@@ -133,12 +151,18 @@ public interface WorkQueue<T> {
   /**
    * Like {@link #shutDownWithDrain()}, waiting at most {@code timeout} (on the queue's clock).
    *
+   * @param timeout the longest wait for the drain; zero or negative only shuts down and checks
    * @return true if the queue drained; false if the timeout passed or a {@link #shutDown}
    *     ended the wait first
    * @throws InterruptedException if interrupted while waiting; the queue stays shut down
+   * @throws NullPointerException if {@code timeout} is null
    */
   boolean shutDownWithDrain(Duration timeout) throws InterruptedException;
 
-  /** Whether {@link #shutDown} or {@link #shutDownWithDrain} has been called. */
+  /**
+   * Whether {@link #shutDown} or {@link #shutDownWithDrain} has been called.
+   *
+   * @return true once the queue is shut down, for good: a queue never starts again
+   */
   boolean isShuttingDown();
 }

@@ -44,6 +44,9 @@ public final class WorkQueueBuilder<T> {
    * The queue's name, under which its metrics are recorded. Default: none, and an unnamed
    * queue records no metrics.
    *
+   * @param name the queue's name, the {@code name} label of its metrics; not empty
+   * @return this builder
+   * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public WorkQueueBuilder<T> name(String name) {
@@ -55,7 +58,13 @@ public final class WorkQueueBuilder<T> {
     return this;
   }
 
-  /** The time source. Default: {@link Clock#system()}; tests pass a {@code FakeClock}. */
+  /**
+   * The time source. Default: {@link Clock#system()}; tests pass a {@code FakeClock}.
+   *
+   * @param clock the clock of delays, timeouts, aging and metrics
+   * @return this builder
+   * @throws NullPointerException if {@code clock} is null
+   */
   public WorkQueueBuilder<T> clock(Clock clock) {
     this.clock = Items.requireArg(clock, "clock");
     this.clockSet = true;
@@ -66,6 +75,11 @@ public final class WorkQueueBuilder<T> {
    * Runs this queue's wake-ups (delayed items, metrics refresh) on {@code scheduler} instead of
    * the shared timer pool; the caller owns it and shuts it down after the queue. Only with the
    * system clock: a custom {@link Clock} schedules its own wake-ups.
+   *
+   * @param scheduler the executor of the wake-ups; the build methods throw
+   *     {@link IllegalStateException} if {@link #clock} was set too
+   * @return this builder
+   * @throws NullPointerException if {@code scheduler} is null
    */
   public WorkQueueBuilder<T> scheduler(ScheduledExecutorService scheduler) {
     this.scheduler = Items.requireArg(scheduler, "scheduler");
@@ -77,6 +91,9 @@ public final class WorkQueueBuilder<T> {
    * removes it from the waiting room, so it is processed now and not again when the delay
    * ends (kubernetes#110642; controller-runtime's queue behaves this way). Default false, as
    * in client-go: the item is processed now <em>and</em> again when its delay ends.
+   *
+   * @param supersedes true to drop a waiting delayed add of an item added now
+   * @return this builder
    */
   public WorkQueueBuilder<T> addSupersedesDelayed(boolean supersedes) {
     this.addSupersedesDelayed = supersedes;
@@ -89,6 +106,10 @@ public final class WorkQueueBuilder<T> {
    * Default: on, 5 minutes ({@link #DEFAULT_AGING_THRESHOLD}); see {@link PriorityWorkQueue}
    * for why. Delays beyond about 146 years are clamped.
    *
+   * @param threshold how long an item may be ready before it is served ahead of priorities;
+   *     positive
+   * @return this builder
+   * @throws NullPointerException if {@code threshold} is null
    * @throws IllegalArgumentException if {@code threshold} is not positive
    */
   public WorkQueueBuilder<T> agingThreshold(Duration threshold) {
@@ -103,13 +124,22 @@ public final class WorkQueueBuilder<T> {
   /**
    * Priority queues only: no aging, strict priority order as in controller-runtime: an item
    * waits as long as higher-priority items keep coming.
+   *
+   * @return this builder
    */
   public WorkQueueBuilder<T> disableAging() {
     this.agingThresholdNanos = 0;
     return this;
   }
 
-  /** Where a named queue's metrics go. Default: {@link MetricsProvider#noop()}. */
+  /**
+   * Where a named queue's metrics go. Default: {@link MetricsProvider#noop()}.
+   *
+   * @param provider creates the queue's metrics at build time; used only if {@link #name} is
+   *     set
+   * @return this builder
+   * @throws NullPointerException if {@code provider} is null
+   */
   public WorkQueueBuilder<T> metricsProvider(MetricsProvider provider) {
     this.metricsProvider = Items.requireArg(provider, "provider");
     return this;
@@ -132,6 +162,8 @@ public final class WorkQueueBuilder<T> {
    *     .buildRateLimiting(RateLimiters.defaultControllerRateLimiter());
    * }</pre>
    *
+   * @param dimension maps an item to the value it is fair across, such as its namespace
+   * @return this builder
    * @throws NullPointerException if {@code dimension} is null
    */
   public WorkQueueBuilder<T> fairBy(Function<? super T, ?> dimension) {
@@ -143,6 +175,9 @@ public final class WorkQueueBuilder<T> {
    * How often the unfinished-work and longest-running gauges are refreshed while something is
    * processing. Default: 500 ms, as client-go.
    *
+   * @param period the time between two refreshes; positive
+   * @return this builder
+   * @throws NullPointerException if {@code period} is null
    * @throws IllegalArgumentException if {@code period} is not positive
    */
   public WorkQueueBuilder<T> metricsUpdatePeriod(Duration period) {
@@ -154,13 +189,23 @@ public final class WorkQueueBuilder<T> {
     return this;
   }
 
-  /** A basic work queue with these settings. */
+  /**
+   * A basic work queue with these settings.
+   *
+   * @return a new, empty queue
+   * @throws IllegalStateException if both {@link #scheduler} and {@link #clock} were set
+   */
   public WorkQueue<T> build() {
     resolveClock();
     return new DefaultWorkQueue<>(this);
   }
 
-  /** A delaying queue with these settings. */
+  /**
+   * A delaying queue with these settings.
+   *
+   * @return a new, empty delaying queue
+   * @throws IllegalStateException if both {@link #scheduler} and {@link #clock} were set
+   */
   public DelayingQueue<T> buildDelaying() {
     resolveClock();
     return new DefaultDelayingQueue<>(this);
@@ -168,6 +213,11 @@ public final class WorkQueueBuilder<T> {
 
   /**
    * A rate-limiting queue with these settings, asking {@code limiter} for each retry's delay.
+   *
+   * @param limiter gives each retry's delay; a limiter shared by two queues shares its counts
+   * @return a new, empty rate-limiting queue
+   * @throws NullPointerException if {@code limiter} is null
+   * @throws IllegalStateException if both {@link #scheduler} and {@link #clock} were set
    */
   public RateLimitingQueue<T> buildRateLimiting(RateLimiter<? super T> limiter) {
     Items.requireArg(limiter, "limiter");
@@ -180,8 +230,12 @@ public final class WorkQueueBuilder<T> {
    * adds. {@link #addSupersedesDelayed} is always on for it (controller-runtime's rule: an add
    * without delay makes a waiting item ready now).
    *
+   * @param limiter gives the delay of rate-limited adds; a limiter shared by two queues shares
+   *     its counts
+   * @return a new, empty priority queue
+   * @throws NullPointerException if {@code limiter} is null
    * @throws IllegalStateException if {@link #fairBy} was set: a priority queue orders by
-   *     priority
+   *     priority; or if both {@link #scheduler} and {@link #clock} were set
    */
   public PriorityWorkQueue<T> buildPriority(RateLimiter<? super T> limiter) {
     Items.requireArg(limiter, "limiter");

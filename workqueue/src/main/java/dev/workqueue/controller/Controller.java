@@ -30,12 +30,24 @@ import java.time.Duration;
  */
 public interface Controller<T> extends AutoCloseable {
 
-  /** A builder for a controller named {@code name} (its metrics label and thread names). */
+  /**
+   * A builder for a controller named {@code name} (its metrics label and thread names).
+   *
+   * @param <T> the key type
+   * @param name the controller's name; also the name of its default queue; not empty
+   * @return a new builder; only its reconciler must be set
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
   static <T> ControllerBuilder<T> builder(String name) {
     return new ControllerBuilder<>(name);
   }
 
-  /** The name given to the builder. */
+  /**
+   * The name given to the builder.
+   *
+   * @return the controller's name, the {@code controller} label of its metrics
+   */
   String name();
 
   /**
@@ -45,13 +57,29 @@ public interface Controller<T> extends AutoCloseable {
    */
   void start();
 
-  /** Whether the controller was started and not stopped. */
+  /**
+   * Whether the controller was started and not stopped.
+   *
+   * @return true from {@link #start} until a {@link #stop} returns (after a stop called from a
+   *     reconcile, workers may still be finishing)
+   */
   boolean isRunning();
 
-  /** Enqueues {@code key} for reconciliation. Ignored while stopped (after a stop). */
+  /**
+   * Enqueues {@code key} for reconciliation. Ignored while stopped (after a stop).
+   *
+   * @param key the key to reconcile; one reconcile covers any number of adds before it starts
+   * @throws NullPointerException if {@code key} is null
+   */
   void add(T key);
 
-  /** Enqueues {@code key} after {@code delay}. Ignored while stopped. */
+  /**
+   * Enqueues {@code key} after {@code delay}. Ignored while stopped.
+   *
+   * @param key the key to reconcile
+   * @param delay how long from now, on the queue's clock; zero or negative enqueues it now
+   * @throws NullPointerException if {@code key} or {@code delay} is null
+   */
   void addAfter(T key, Duration delay);
 
   /**
@@ -61,6 +89,8 @@ public interface Controller<T> extends AutoCloseable {
    * {@code rateLimited} means {@code addRateLimited} (the limiter's delay alone), otherwise
    * {@code addAfter(after)}, or {@code add} when {@code after} is zero. Ignored while stopped.
    *
+   * @param key the key to reconcile
+   * @param options its priority, delay and whether to ask the rate limiter
    * @throws NullPointerException if {@code key} or {@code options} is null
    */
   void add(T key, dev.workqueue.PriorityWorkQueue.AddOptions options);
@@ -79,7 +109,12 @@ public interface Controller<T> extends AutoCloseable {
    * reconciling thread itself is recognised: a reconciler that hands {@code stop} to another
    * thread and waits for it waits out the timeout.)
    *
+   * @param timeout how long to wait for the workers (and the drain, if configured); not
+   *     negative; zero does not wait, and reconciles still running are interrupted
+   * @return whether the stop completed in time, and the keys still being reconciled
    * @throws InterruptedException if the caller is interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
    */
   StopResult<T> stop(Duration timeout) throws InterruptedException;
 

@@ -48,7 +48,13 @@ public final class ControllerBuilder<T> {
     this.name = name;
   }
 
-  /** The reconciler. Required. */
+  /**
+   * The reconciler. Required.
+   *
+   * @param reconciler called by the workers with each key, never for one key by two at once
+   * @return this builder
+   * @throws NullPointerException if {@code reconciler} is null
+   */
   public ControllerBuilder<T> reconciler(Reconciler<T> reconciler) {
     this.reconciler = Objects.requireNonNull(reconciler, "reconciler must not be null");
     return this;
@@ -58,6 +64,8 @@ public final class ControllerBuilder<T> {
    * How many keys are reconciled at once: controller-runtime's
    * {@code MaxConcurrentReconciles}. Default 1.
    *
+   * @param workers the number of worker loops; at least 1
+   * @return this builder
    * @throws IllegalArgumentException if {@code workers < 1}
    */
   public ControllerBuilder<T> workers(int workers) {
@@ -71,6 +79,10 @@ public final class ControllerBuilder<T> {
   /**
    * Where worker threads come from, e.g. {@code Thread.ofVirtual().factory()} on Java 21+.
    * Default: daemon platform threads named {@code workqueue-worker-<name>-<n>}.
+   *
+   * @param factory makes one thread per worker at every start; not with {@link #executor}
+   * @return this builder
+   * @throws NullPointerException if {@code factory} is null
    */
   public ControllerBuilder<T> threadFactory(ThreadFactory factory) {
     this.threadFactory = Objects.requireNonNull(factory, "factory must not be null");
@@ -80,6 +92,11 @@ public final class ControllerBuilder<T> {
   /**
    * Runs the worker loops on {@code executor} instead of threads of their own (each worker is
    * one long-running task). The executor must be able to run all workers at once.
+   *
+   * @param executor runs each worker loop as a task until the controller stops; the caller
+   *     owns it; not with {@link #threadFactory}
+   * @return this builder
+   * @throws NullPointerException if {@code executor} is null
    */
   public ControllerBuilder<T> executor(Executor executor) {
     this.executor = Objects.requireNonNull(executor, "executor must not be null");
@@ -91,6 +108,11 @@ public final class ControllerBuilder<T> {
    * priority queue, see {@link #priorityQueue}) named after the controller, on
    * {@link #rateLimiter} and {@link #clock}, with {@link #queueMetricsProvider}. A supplier of
    * {@link dev.workqueue.PriorityWorkQueue}s gets the priority handling too.
+   *
+   * @param factory makes a new, running queue on each call; not with {@link #rateLimiter},
+   *     {@link #queueMetricsProvider} or {@link #priorityQueue}
+   * @return this builder
+   * @throws NullPointerException if {@code factory} is null
    */
   public ControllerBuilder<T> queue(Supplier<? extends RateLimitingQueue<T>> factory) {
     this.queueFactory = Objects.requireNonNull(factory, "factory must not be null");
@@ -104,6 +126,9 @@ public final class ControllerBuilder<T> {
    * are reconciled highest priority first, and requeues keep their priority. Same limiter,
    * clock and metrics as the default queue; aging on at its default threshold. Default false,
    * the client-go queue.
+   *
+   * @param usePriorityQueue true for a priority queue as the default queue
+   * @return this builder
    */
   public ControllerBuilder<T> priorityQueue(boolean usePriorityQueue) {
     this.priorityQueue = usePriorityQueue;
@@ -114,25 +139,48 @@ public final class ControllerBuilder<T> {
    * The limiter of the default queue. Default: a fresh
    * {@link RateLimiters#defaultControllerRateLimiter(Clock)} per queue (exponential 5 ms to
    * 1000 s per key, and 10 per second with bursts of 100 overall).
+   *
+   * @param limiter gives the delay of every rate-limited requeue; this one instance serves
+   *     every queue the controller makes, so its back-off state survives a restart
+   * @return this builder
+   * @throws NullPointerException if {@code limiter} is null
    */
   public ControllerBuilder<T> rateLimiter(RateLimiter<? super T> limiter) {
     this.rateLimiter = Objects.requireNonNull(limiter, "limiter must not be null");
     return this;
   }
 
-  /** The clock of timeouts, metrics and the default queue. Default: the system clock. */
+  /**
+   * The clock of timeouts, metrics and the default queue. Default: the system clock.
+   *
+   * @param clock the time source; tests pass a {@code FakeClock}
+   * @return this builder
+   * @throws NullPointerException if {@code clock} is null
+   */
   public ControllerBuilder<T> clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock must not be null");
     return this;
   }
 
-  /** Where the default queue's metrics go (named after the controller). Default: none. */
+  /**
+   * Where the default queue's metrics go (named after the controller). Default: none.
+   *
+   * @param provider creates the work queue metrics of each queue the controller makes
+   * @return this builder
+   * @throws NullPointerException if {@code provider} is null
+   */
   public ControllerBuilder<T> queueMetricsProvider(MetricsProvider provider) {
     this.queueMetrics = Objects.requireNonNull(provider, "provider must not be null");
     return this;
   }
 
-  /** Where the controller's own metrics go. Default: none. */
+  /**
+   * Where the controller's own metrics go. Default: none.
+   *
+   * @param provider creates the reconcile metrics, once, when the controller is built
+   * @return this builder
+   * @throws NullPointerException if {@code provider} is null
+   */
   public ControllerBuilder<T> metricsProvider(ControllerMetricsProvider provider) {
     this.metrics = Objects.requireNonNull(provider, "provider must not be null");
     return this;
@@ -142,6 +190,9 @@ public final class ControllerBuilder<T> {
    * A limit on each reconcile: at the deadline the worker thread is interrupted and the
    * reconcile counts as failed (requeued with back-off) whatever it returns. Default: none.
    *
+   * @param timeout the longest a reconcile may take, on the controller's clock; positive
+   * @return this builder
+   * @throws NullPointerException if {@code timeout} is null
    * @throws IllegalArgumentException if {@code timeout} is not positive
    */
   public ControllerBuilder<T> reconcileTimeout(Duration timeout) {
@@ -158,6 +209,11 @@ public final class ControllerBuilder<T> {
    * the key is forgotten and {@code handler} told (client-go's example controller drops a key
    * after 5). Default: retry forever.
    *
+   * @param maxRetries how many rate-limited requeues a key gets before a failure drops it
+   *     ({@link dev.workqueue.RateLimitingQueue#numRequeues}); 0 drops it at its first failure
+   * @param handler told about each dropped key, in the worker thread
+   * @return this builder
+   * @throws NullPointerException if {@code handler} is null
    * @throws IllegalArgumentException if {@code maxRetries < 0}
    */
   public ControllerBuilder<T> maxRetries(int maxRetries, DroppedKeyHandler<? super T> handler) {
@@ -172,23 +228,37 @@ public final class ControllerBuilder<T> {
   /**
    * Whether {@link Controller#stop} works off the keys already queued before the workers
    * exit. Default false: running reconciles finish, queued keys are dropped.
+   *
+   * @param drain true to reconcile the queued keys before the workers exit, within the stop
+   *     timeout
+   * @return this builder
    */
   public ControllerBuilder<T> drainOnStop(boolean drain) {
     this.drainOnStop = drain;
     return this;
   }
 
-  /** The timeout of {@link Controller#close}. Default 30 s. */
+  /**
+   * The timeout of {@link Controller#close}. Default 30 s.
+   *
+   * @param timeout what {@code close} passes to {@link Controller#stop}; not negative
+   * @return this builder
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
   public ControllerBuilder<T> stopTimeout(Duration timeout) {
     this.stopTimeout = TimeMath.requireNonNegative(timeout, "timeout");
     return this;
   }
 
   /**
-   * The controller, stopped; {@link Controller#start} starts it.
+   * The controller, stopped; {@link Controller#start} starts it. Its queue is made now, so
+   * keys added before the start wait in it.
    *
-   * @throws IllegalStateException if no reconciler was set, or both a queue factory and a
-   *     rate limiter or queue metrics provider (which only the default queue uses)
+   * @return a new controller with these settings
+   * @throws IllegalStateException if no reconciler was set; if both a queue factory and a
+   *     rate limiter, queue metrics provider or {@link #priorityQueue} (which only the default
+   *     queue uses); or if both a thread factory and an executor
    */
   public Controller<T> build() {
     if (reconciler == null) {

@@ -1,6 +1,10 @@
 package dev.workqueue.controller;
 
-/** Told about a key the controller gave up on after too many failed reconciles. */
+/**
+ * Told about a key the controller gave up on after too many failed reconciles.
+ *
+ * @param <T> the key type
+ */
 @FunctionalInterface
 public interface DroppedKeyHandler<T> {
 

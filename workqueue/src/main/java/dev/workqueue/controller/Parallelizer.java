@@ -24,13 +24,33 @@ public final class Parallelizer {
 
   private Parallelizer() {}
 
-  /** {@code parallelizeUntil(cancelled, workers, pieces, work, 1)}. */
+  /**
+   * {@code parallelizeUntil(cancelled, workers, pieces, work, 1)}: one piece per chunk.
+   *
+   * @param cancelled asked before each piece, from every worker thread; true stops the work
+   * @param workers the most threads to use, the caller's included; at least 1
+   * @param pieces how many pieces there are, numbered from 0; not negative
+   * @param work does piece {@code i}; called concurrently from several threads
+   * @throws InterruptedException if the caller is interrupted while waiting for the others;
+   *     they are cancelled
+   */
   public static void parallelizeUntil(BooleanSupplier cancelled, int workers, int pieces,
       IntConsumer work) throws InterruptedException {
     parallelizeUntil(cancelled, workers, pieces, work, 1);
   }
 
-  /** With new daemon threads named {@code workqueue-parallelize-N}. */
+  /**
+   * {@link #parallelizeUntil(BooleanSupplier, int, int, IntConsumer, int, ThreadFactory)} with
+   * new daemon threads named {@code workqueue-parallelize-N}.
+   *
+   * @param cancelled asked before each piece, from every worker thread; true stops the work
+   * @param workers the most threads to use, the caller's included; at least 1
+   * @param pieces how many pieces there are, numbered from 0; not negative
+   * @param work does piece {@code i}; called concurrently from several threads
+   * @param chunkSize how many consecutive pieces a worker takes at a time; at least 1
+   * @throws InterruptedException if the caller is interrupted while waiting for the others;
+   *     they are cancelled
+   */
   public static void parallelizeUntil(BooleanSupplier cancelled, int workers, int pieces,
       IntConsumer work, int chunkSize) throws InterruptedException {
     parallelizeUntil(cancelled, workers, pieces, work, chunkSize, DEFAULT_FACTORY);
@@ -44,6 +64,14 @@ public final class Parallelizer {
    * true, no new piece starts. Returns when every worker has stopped. If a piece throws, no
    * new piece starts and the first throwable is rethrown (unchecked ones as they are).
    *
+   * @param cancelled asked before each piece, from every worker thread; true stops the work
+   * @param workers the most threads to use, the caller's included; at least 1
+   * @param pieces how many pieces there are, numbered from 0; not negative
+   * @param work does piece {@code i}; called concurrently from several threads
+   * @param chunkSize how many consecutive pieces a worker takes at a time; at least 1
+   * @param threads makes the {@code min(workers, chunks) - 1} extra threads, started at once
+   * @throws NullPointerException if {@code cancelled}, {@code work} or {@code threads} is
+   *     null
    * @throws IllegalArgumentException if {@code workers < 1}, {@code pieces < 0} or
    *     {@code chunkSize < 1} (client-go silently does nothing for {@code workers < 1})
    * @throws InterruptedException if the caller is interrupted while waiting for the others;

@@ -42,6 +42,12 @@ public interface Reconciler<T> {
   /**
    * Reconciles {@code key}. If the controller has a reconcile timeout, the worker thread is
    * interrupted when it passes: a reconciler that blocks should respond to interruption.
+   *
+   * @param key the key to reconcile, as added to the controller
+   * @return what to do next: {@link Result#success()} (or null), {@link Result#requeue()} or
+   *     {@link Result#requeueAfter}
+   * @throws TerminalException if retrying cannot help: the key is not requeued
+   * @throws Exception on any other failure: the key is requeued with back-off
    */
   Result reconcile(T key) throws Exception;
 }

@@ -29,35 +29,99 @@ package dev.workqueue.metrics;
  * </table>
  */
 public interface ControllerMetricsProvider {
+  /** The name of {@link #newReconcileTotal}'s counters. */
   String RECONCILE_TOTAL = "controller_runtime_reconcile_total";
+  /** The name of {@link #newReconcileErrors}'s counter. */
   String RECONCILE_ERRORS = "controller_runtime_reconcile_errors_total";
+  /** The name of {@link #newTerminalReconcileErrors}'s counter. */
   String TERMINAL_RECONCILE_ERRORS = "controller_runtime_terminal_reconcile_errors_total";
+  /** The name of {@link #newReconcilePanics}'s counter. */
   String RECONCILE_PANICS = "controller_runtime_reconcile_panics_total";
+  /** The name of {@link #newReconcileTime}'s histogram. */
   String RECONCILE_TIME = "controller_runtime_reconcile_time_seconds";
+  /** The name of {@link #newActiveWorkers}'s gauge. */
   String ACTIVE_WORKERS = "controller_runtime_active_workers";
+  /** The name of {@link #newMaxConcurrentReconciles}'s gauge. */
   String MAX_CONCURRENT_RECONCILES = "controller_runtime_max_concurrent_reconciles";
 
-  /** Results of {@link #newReconcileTotal}. */
+  /** Result of {@link #newReconcileTotal}: the reconciler returned a success (or null). */
   String SUCCESS = "success";
+  /** Result of {@link #newReconcileTotal}: the reconcile failed (terminal failures too). */
   String ERROR = "error";
+  /** Result of {@link #newReconcileTotal}: the reconciler returned {@code Result.requeue()}. */
   String REQUEUE = "requeue";
+  /** Result of {@link #newReconcileTotal}: the reconciler returned a {@code requeueAfter}. */
   String REQUEUE_AFTER = "requeue_after";
 
+  /**
+   * The reconciles of {@code controller} with one {@code result} ({@value #RECONCILE_TOTAL});
+   * each controller asks once for each of the four results.
+   *
+   * @param controller the controller's name, as given to its builder
+   * @param result the {@code result} label: {@link #SUCCESS}, {@link #ERROR}, {@link #REQUEUE}
+   *     or {@link #REQUEUE_AFTER}
+   * @return the counter, incremented once per reconcile with that result
+   */
   Counter newReconcileTotal(String controller, String result);
 
+  /**
+   * The failed reconciles of {@code controller} ({@value #RECONCILE_ERRORS}): an exception, an
+   * {@code Error}, a timeout or a terminal exception.
+   *
+   * @param controller the controller's name, as given to its builder
+   * @return the counter
+   */
   Counter newReconcileErrors(String controller);
 
+  /**
+   * The reconciles of {@code controller} that threw a {@code TerminalException}
+   * ({@value #TERMINAL_RECONCILE_ERRORS}); they count as errors too.
+   *
+   * @param controller the controller's name, as given to its builder
+   * @return the counter
+   */
   Counter newTerminalReconcileErrors(String controller);
 
+  /**
+   * The reconciles of {@code controller} that threw an {@code Error}
+   * ({@value #RECONCILE_PANICS}), which the worker caught; they count as errors too.
+   *
+   * @param controller the controller's name, as given to its builder
+   * @return the counter
+   */
   Counter newReconcilePanics(String controller);
 
+  /**
+   * How long the reconciles of {@code controller} took ({@value #RECONCILE_TIME}), whatever
+   * their outcome, handling the outcome (requeue, forget) included.
+   *
+   * @param controller the controller's name, as given to its builder
+   * @return the histogram, observing seconds
+   */
   Histogram newReconcileTime(String controller);
 
+  /**
+   * The workers of {@code controller} reconciling now ({@value #ACTIVE_WORKERS}).
+   *
+   * @param controller the controller's name, as given to its builder
+   * @return the gauge, set to a count of workers; 0 when idle
+   */
   Gauge newActiveWorkers(String controller);
 
+  /**
+   * The configured worker count of {@code controller} ({@value #MAX_CONCURRENT_RECONCILES}),
+   * set once when the controller is built.
+   *
+   * @param controller the controller's name, as given to its builder
+   * @return the gauge
+   */
   Gauge newMaxConcurrentReconciles(String controller);
 
-  /** A provider that records nothing. */
+  /**
+   * A provider that records nothing.
+   *
+   * @return the shared no-op provider, the controller builder's default
+   */
   static ControllerMetricsProvider noop() {
     return NoopMetricsProvider.CONTROLLER;
   }

@@ -10,6 +10,10 @@ public interface Gauge {
   /** A gauge that records nothing. */
   Gauge NOOP = v -> {};
 
-  /** Sets the current value. */
+  /**
+   * Sets the current value.
+   *
+   * @param value the value now, in the metric's unit: a count, or seconds for a duration
+   */
   void set(double value);
 }

@@ -6,6 +6,10 @@ public interface Histogram {
   /** A histogram that records nothing. */
   Histogram NOOP = v -> {};
 
-  /** Records one observation. */
+  /**
+   * Records one observation.
+   *
+   * @param value the observed value; for a duration, in seconds
+   */
   void observe(double value);
 }

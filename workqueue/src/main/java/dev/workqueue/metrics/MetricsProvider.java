@@ -36,12 +36,19 @@ package dev.workqueue.metrics;
  * holds its lock, so they must be fast and must never block or call back into the queue.
  */
 public interface MetricsProvider {
+  /** The name of {@link #newDepthMetric}'s gauge. */
   String DEPTH = "workqueue_depth";
+  /** The name of {@link #newAddsMetric}'s counter. */
   String ADDS = "workqueue_adds_total";
+  /** The name of {@link #newLatencyMetric}'s histogram. */
   String QUEUE_DURATION = "workqueue_queue_duration_seconds";
+  /** The name of {@link #newWorkDurationMetric}'s histogram. */
   String WORK_DURATION = "workqueue_work_duration_seconds";
+  /** The name of {@link #newUnfinishedWorkSecondsMetric}'s gauge. */
   String UNFINISHED_WORK = "workqueue_unfinished_work_seconds";
+  /** The name of {@link #newLongestRunningProcessorSecondsMetric}'s gauge. */
   String LONGEST_RUNNING = "workqueue_longest_running_processor_seconds";
+  /** The name of {@link #newRetriesMetric}'s counter. */
   String RETRIES = "workqueue_retries_total";
 
   /** The label of {@link #newDepthWithPriorityMetric}'s series: the priority. */
@@ -53,18 +60,68 @@ public interface MetricsProvider {
    */
   String PRIORITY_OVERFLOW = "exceeded_cardinality_limit";
 
+  /**
+   * The depth of queue {@code name} ({@value #DEPTH}): its dirty items, queued or re-added
+   * while processing. Set on every change, never incremented.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the gauge, set to a count of items
+   */
   Gauge newDepthMetric(String name);
 
+  /**
+   * The adds of queue {@code name} ({@value #ADDS}): one per add that made an item dirty;
+   * an add merged into a pending round does not count.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the counter
+   */
   Counter newAddsMetric(String name);
 
+  /**
+   * How long items of queue {@code name} waited ({@value #QUEUE_DURATION}): from the add that
+   * made an item dirty to the {@code get} that took it.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the histogram, observing seconds
+   */
   Histogram newLatencyMetric(String name);
 
+  /**
+   * How long items of queue {@code name} were processed ({@value #WORK_DURATION}): from the
+   * {@code get} that took an item to its {@code done}.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the histogram, observing seconds
+   */
   Histogram newWorkDurationMetric(String name);
 
+  /**
+   * The work in progress of queue {@code name} ({@value #UNFINISHED_WORK}): the sum of the
+   * ages of the items processing now, refreshed every metrics update period.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the gauge, set in seconds
+   */
   Gauge newUnfinishedWorkSecondsMetric(String name);
 
+  /**
+   * The longest processing of queue {@code name} ({@value #LONGEST_RUNNING}): the age of the
+   * oldest item processing now, refreshed every metrics update period.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the gauge, set in seconds
+   */
   Gauge newLongestRunningProcessorSecondsMetric(String name);
 
+  /**
+   * The retries of queue {@code name} ({@value #RETRIES}): one per delayed add the queue
+   * accepts ({@code addAfter}, {@code reschedule}, {@code addRateLimited}, a priority add with
+   * a delay or the rate limiter), also when the delay turns out to be zero.
+   *
+   * @param name the queue's name, as given to its builder
+   * @return the counter
+   */
   Counter newRetriesMetric(String name);
 
   /**
@@ -76,12 +133,21 @@ public interface MetricsProvider {
    * controller-runtime's series; a binding that exports both should leave the total out of
    * that name (Prometheus rejects one name with two label sets). Default: records nothing, so
    * existing providers keep working.
+   *
+   * @param name the priority queue's name, as given to its builder
+   * @param priority the label value: a decimal priority such as {@code "-100"}, or
+   *     {@link #PRIORITY_OVERFLOW}
+   * @return the gauge, set to a count of items
    */
   default Gauge newDepthWithPriorityMetric(String name, String priority) {
     return Gauge.NOOP;
   }
 
-  /** A provider that records nothing; queues using it do no metrics work at all. */
+  /**
+   * A provider that records nothing; queues using it do no metrics work at all.
+   *
+   * @return the shared no-op provider, the builders' default
+   */
   static MetricsProvider noop() {
     return NoopMetricsProvider.INSTANCE;
   }

@@ -26,39 +26,80 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
 
   private record Key(String queue, String metric) {}
 
-  /** A counter recorded under {@code metric} for {@code queue}; reusable by other providers. */
+  /**
+   * A counter recorded under {@code metric} for {@code queue}; reusable by other providers.
+   * Note the argument order: metric first, unlike the readers such as {@link #count}.
+   *
+   * @param metric the metric's name, such as {@link MetricsProvider#ADDS}
+   * @param queue the queue's (or controller's) name
+   * @return a counter that {@link #count} reads; every call for the same names shares it
+   */
   public Counter counter(String metric, String queue) {
     AtomicLong c = counters.computeIfAbsent(new Key(queue, metric), k -> new AtomicLong());
     return c::incrementAndGet;
   }
 
-  /** A gauge recorded under {@code metric} for {@code queue}; reusable by other providers. */
+  /**
+   * A gauge recorded under {@code metric} for {@code queue}; reusable by other providers.
+   * Note the argument order: metric first, unlike the readers such as {@link #value}.
+   *
+   * @param metric the metric's name, such as {@link MetricsProvider#DEPTH}
+   * @param queue the queue's (or controller's) name
+   * @return a gauge that {@link #value} reads; every call for the same names shares it
+   */
   public Gauge gauge(String metric, String queue) {
     AtomicLong g = gauges.computeIfAbsent(
         new Key(queue, metric), k -> new AtomicLong(Double.doubleToRawLongBits(0)));
     return v -> g.set(Double.doubleToRawLongBits(v));
   }
 
-  /** A histogram recorded under {@code metric} for {@code queue}; reusable by other providers. */
+  /**
+   * A histogram recorded under {@code metric} for {@code queue}; reusable by other providers.
+   * Note the argument order: metric first, unlike the readers such as {@link #observations}.
+   *
+   * @param metric the metric's name, such as {@link MetricsProvider#WORK_DURATION}
+   * @param queue the queue's (or controller's) name
+   * @return a histogram that {@link #observations} reads; every call for the same names
+   *     shares it
+   */
   public Histogram histogram(String metric, String queue) {
     List<Double> h = histograms.computeIfAbsent(
         new Key(queue, metric), k -> Collections.synchronizedList(new ArrayList<>()));
     return h::add;
   }
 
-  /** The count of counter {@code metric} of {@code queue}; 0 if never created. */
+  /**
+   * The count of counter {@code metric} of {@code queue}; 0 if never created.
+   *
+   * @param queue the queue's (or controller's) name
+   * @param metric the metric's name, such as {@link MetricsProvider#ADDS}
+   * @return how many times the counter was incremented so far
+   */
   public long count(String queue, String metric) {
     AtomicLong c = counters.get(new Key(queue, metric));
     return c == null ? 0 : c.get();
   }
 
-  /** The last value of gauge {@code metric} of {@code queue}; 0 if never set. */
+  /**
+   * The last value of gauge {@code metric} of {@code queue}; 0 if never set.
+   *
+   * @param queue the queue's (or controller's) name
+   * @param metric the metric's name, such as {@link MetricsProvider#DEPTH} or a
+   *     {@link #depthWithPriority} name
+   * @return the value last set
+   */
   public double value(String queue, String metric) {
     AtomicLong g = gauges.get(new Key(queue, metric));
     return g == null ? 0 : Double.longBitsToDouble(g.get());
   }
 
-  /** A copy of the observations of histogram {@code metric} of {@code queue}, in order. */
+  /**
+   * A copy of the observations of histogram {@code metric} of {@code queue}, in order.
+   *
+   * @param queue the queue's (or controller's) name
+   * @param metric the metric's name, such as {@link MetricsProvider#WORK_DURATION}
+   * @return an immutable snapshot, oldest observation first; empty if none
+   */
   public List<Double> observations(String queue, String metric) {
     List<Double> h = histograms.get(new Key(queue, metric));
     if (h == null) {
@@ -72,6 +113,12 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
   /**
    * The {@code p}-quantile (0..1, nearest rank) of histogram {@code metric} of {@code queue},
    * or NaN if it has no observations.
+   *
+   * @param queue the queue's (or controller's) name
+   * @param metric the metric's name, such as {@link MetricsProvider#QUEUE_DURATION}
+   * @param p the quantile, from 0 (the smallest observation) to 1 (the largest)
+   * @return the observation of nearest rank {@code max(1, ceil(p * n))}, or NaN
+   * @throws IllegalArgumentException if {@code p} is not within [0, 1]
    */
   public double quantile(String queue, String metric, double p) {
     if (!(p >= 0 && p <= 1)) {
@@ -86,7 +133,11 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
     return sorted.get(Math.max(0, rank - 1));
   }
 
-  /** The names of the queues any metric was created for, sorted. */
+  /**
+   * The names of the queues any metric was created for, sorted.
+   *
+   * @return a new set of queue (and controller) names; later metrics do not change it
+   */
   public java.util.SortedSet<String> queues() {
     java.util.SortedSet<String> names = new java.util.TreeSet<>();
     for (Map<Key, ?> m : List.of(counters, gauges, histograms)) {
@@ -138,6 +189,10 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
   /**
    * The metric name under which {@link #newDepthWithPriorityMetric} records {@code priority}:
    * {@code workqueue_depth{priority=5}}; read it with {@link #value}.
+   *
+   * @param priority the label value: a decimal priority, or
+   *     {@link MetricsProvider#PRIORITY_OVERFLOW}
+   * @return the metric name to pass to {@link #value}
    */
   public static String depthWithPriority(String priority) {
     return DEPTH + "{" + PRIORITY_LABEL + "=" + priority + "}";

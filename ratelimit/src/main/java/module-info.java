@@ -9,5 +9,5 @@ module dev.workqueue.ratelimit {
 
   exports dev.workqueue.clock;
   exports dev.workqueue.ratelimit;
-  exports dev.workqueue.internal to dev.workqueue, dev.workqueue.scheduling;
+  exports dev.workqueue.internal to dev.workqueue, dev.workqueue.scheduling, dev.workqueue.micrometer;
 }

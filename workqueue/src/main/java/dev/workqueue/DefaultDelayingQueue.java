@@ -1,8 +1,7 @@
 package dev.workqueue;
 
-import static dev.workqueue.Items.requireArg;
-import static dev.workqueue.Items.requireItem;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 
@@ -19,21 +18,21 @@ class DefaultDelayingQueue<T> extends DefaultWorkQueue<T> implements DelayingQue
 
   @Override
   public void addAfter(T item, Duration delay) {
-    engine.addAfter(requireItem(item), 0, delay(delay), false);
+    engine.addAfter(Checks.item(item), 0, delay(delay), false);
   }
 
   @Override
   public void reschedule(T item, Duration delay) {
-    engine.addAfter(requireItem(item), 0, delay(delay), true);
+    engine.addAfter(Checks.item(item), 0, delay(delay), true);
   }
 
   static long delay(Duration delay) {
-    return TimeMath.delayNanos(requireArg(delay, "delay"));
+    return TimeMath.delayNanos(Checks.nonNull(delay, "delay"));
   }
 
   @Override
   public boolean cancel(T item) {
-    return engine.cancel(requireItem(item));
+    return engine.cancel(Checks.item(item));
   }
 
   @Override

@@ -1,8 +1,7 @@
 package dev.workqueue;
 
-import static dev.workqueue.Items.requireArg;
-import static dev.workqueue.Items.requireItem;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.ratelimit.RateLimiter;
 import java.time.Duration;
@@ -21,8 +20,8 @@ final class DefaultPriorityWorkQueue<T> extends DefaultRateLimitingQueue<T>
 
   @Override
   public void add(T item, AddOptions options) {
-    requireItem(item);
-    requireArg(options, "options");
+    Checks.item(item);
+    Checks.nonNull(options, "options");
     long after = options.after().isZero() ? 0 : TimeMath.delayNanos(options.after());
     if (options.rateLimited()) {
       if (engine.isShuttingDown()) {

@@ -1,7 +1,7 @@
 package dev.workqueue;
 
-import static dev.workqueue.Items.requireItem;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.ratelimit.RateLimiter;
 import java.time.Duration;
 
@@ -22,7 +22,7 @@ class DefaultRateLimitingQueue<T> extends DefaultDelayingQueue<T>
 
   @Override
   public void addRateLimited(T item) {
-    requireItem(item);
+    Checks.item(item);
     if (engine.isShuttingDown()) {
       return; // do not count a requeue the queue will ignore
     }
@@ -37,11 +37,11 @@ class DefaultRateLimitingQueue<T> extends DefaultDelayingQueue<T>
 
   @Override
   public void forget(T item) {
-    limiter.forget(requireItem(item));
+    limiter.forget(Checks.item(item));
   }
 
   @Override
   public int numRequeues(T item) {
-    return limiter.numRequeues(requireItem(item));
+    return limiter.numRequeues(Checks.item(item));
   }
 }

@@ -1,8 +1,7 @@
 package dev.workqueue;
 
-import static dev.workqueue.Items.requireArg;
-import static dev.workqueue.Items.requireItem;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.Optional;
@@ -24,7 +23,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   @Override
   public void add(T item) {
-    engine.add(requireItem(item), 0);
+    engine.add(Checks.item(item), 0);
   }
 
   @Override
@@ -50,12 +49,12 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
   }
 
   static long timeoutNanos(Duration timeout) {
-    return TimeMath.delayNanos(requireArg(timeout, "timeout"));
+    return TimeMath.delayNanos(Checks.nonNull(timeout, "timeout"));
   }
 
   @Override
   public void done(T item) {
-    engine.done(requireItem(item));
+    engine.done(Checks.item(item));
   }
 
   @Override
@@ -75,7 +74,7 @@ class DefaultWorkQueue<T> implements WorkQueue<T> {
 
   @Override
   public boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
-    return engine.shutDownWithDrain(requireArg(timeout, "timeout"));
+    return engine.shutDownWithDrain(Checks.nonNull(timeout, "timeout"));
   }
 
   @Override

@@ -1,8 +1,8 @@
 package dev.workqueue;
 
-import static dev.workqueue.Items.requireArg;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
@@ -70,7 +70,7 @@ final class Drain {
 
   /** {@code shutDownWithDrain(timeout)}: as above, for at most {@code timeout}. */
   boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
-    requireArg(timeout, "timeout");
+    Checks.nonNull(timeout, "timeout");
     lock.lock();
     try {
       markShuttingDown.run();

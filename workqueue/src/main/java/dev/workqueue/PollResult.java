@@ -1,5 +1,6 @@
 package dev.workqueue;
 
+import dev.workqueue.internal.Checks;
 import java.util.Optional;
 
 /**
@@ -23,7 +24,7 @@ public final class PollResult<T> {
   }
 
   static <T> PollResult<T> of(T item) {
-    return new PollResult<>(Items.requireItem(item), false);
+    return new PollResult<>(Checks.item(item), false);
   }
 
   @SuppressWarnings("unchecked")

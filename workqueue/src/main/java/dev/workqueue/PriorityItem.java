@@ -1,5 +1,7 @@
 package dev.workqueue;
 
+import dev.workqueue.internal.Checks;
+
 /**
  * An item handed out by {@link PriorityWorkQueue#getWithPriority}, with the priority it was
  * queued at: controller-runtime's {@code GetWithPriority} result. A reconcile loop passes the
@@ -19,6 +21,6 @@ public record PriorityItem<T>(T item, int priority) {
    * @throws NullPointerException if {@code item} is null
    */
   public PriorityItem {
-    Items.requireItem(item);
+    Checks.item(item);
   }
 }

@@ -1,5 +1,6 @@
 package dev.workqueue;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
@@ -192,7 +193,7 @@ public interface PriorityWorkQueue<T> extends RateLimitingQueue<T> {
      * @throws IllegalArgumentException if {@code after} is negative
      */
     public AddOptions {
-      TimeMath.requireNonNegative(after, "after");
+      Checks.nonNegative(after, "after");
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.workqueue;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.ratelimit.RateLimiter;
@@ -50,7 +51,7 @@ public final class WorkQueueBuilder<T> {
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public WorkQueueBuilder<T> name(String name) {
-    Items.requireArg(name, "name");
+    Checks.nonNull(name, "name");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name must not be empty");
     }
@@ -66,7 +67,7 @@ public final class WorkQueueBuilder<T> {
    * @throws NullPointerException if {@code clock} is null
    */
   public WorkQueueBuilder<T> clock(Clock clock) {
-    this.clock = Items.requireArg(clock, "clock");
+    this.clock = Checks.nonNull(clock, "clock");
     this.clockSet = true;
     return this;
   }
@@ -82,7 +83,7 @@ public final class WorkQueueBuilder<T> {
    * @throws NullPointerException if {@code scheduler} is null
    */
   public WorkQueueBuilder<T> scheduler(ScheduledExecutorService scheduler) {
-    this.scheduler = Items.requireArg(scheduler, "scheduler");
+    this.scheduler = Checks.nonNull(scheduler, "scheduler");
     return this;
   }
 
@@ -113,7 +114,7 @@ public final class WorkQueueBuilder<T> {
    * @throws IllegalArgumentException if {@code threshold} is not positive
    */
   public WorkQueueBuilder<T> agingThreshold(Duration threshold) {
-    Items.requireArg(threshold, "threshold");
+    Checks.nonNull(threshold, "threshold");
     if (threshold.isNegative() || threshold.isZero()) {
       throw new IllegalArgumentException("threshold must be positive, was " + threshold);
     }
@@ -141,7 +142,7 @@ public final class WorkQueueBuilder<T> {
    * @throws NullPointerException if {@code provider} is null
    */
   public WorkQueueBuilder<T> metricsProvider(MetricsProvider provider) {
-    this.metricsProvider = Items.requireArg(provider, "provider");
+    this.metricsProvider = Checks.nonNull(provider, "provider");
     return this;
   }
 
@@ -167,7 +168,7 @@ public final class WorkQueueBuilder<T> {
    * @throws NullPointerException if {@code dimension} is null
    */
   public WorkQueueBuilder<T> fairBy(Function<? super T, ?> dimension) {
-    this.fairDimension = Items.requireArg(dimension, "dimension");
+    this.fairDimension = Checks.nonNull(dimension, "dimension");
     return this;
   }
 
@@ -181,7 +182,7 @@ public final class WorkQueueBuilder<T> {
    * @throws IllegalArgumentException if {@code period} is not positive
    */
   public WorkQueueBuilder<T> metricsUpdatePeriod(Duration period) {
-    Items.requireArg(period, "period");
+    Checks.nonNull(period, "period");
     if (period.isNegative() || period.isZero()) {
       throw new IllegalArgumentException("period must be positive, was " + period);
     }
@@ -220,7 +221,7 @@ public final class WorkQueueBuilder<T> {
    * @throws IllegalStateException if both {@link #scheduler} and {@link #clock} were set
    */
   public RateLimitingQueue<T> buildRateLimiting(RateLimiter<? super T> limiter) {
-    Items.requireArg(limiter, "limiter");
+    Checks.nonNull(limiter, "limiter");
     resolveClock();
     return new DefaultRateLimitingQueue<>(this, limiter);
   }
@@ -238,7 +239,7 @@ public final class WorkQueueBuilder<T> {
    *     priority; or if both {@link #scheduler} and {@link #clock} were set
    */
   public PriorityWorkQueue<T> buildPriority(RateLimiter<? super T> limiter) {
-    Items.requireArg(limiter, "limiter");
+    Checks.nonNull(limiter, "limiter");
     if (fairDimension != null) {
       throw new IllegalStateException(
           "fairBy(...) does not apply to a priority queue, which orders items by priority");

@@ -1,5 +1,6 @@
 package dev.workqueue.clock;
 
+import dev.workqueue.internal.Checks;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -75,6 +76,6 @@ public interface Clock {
    * @throws NullPointerException if {@code executor} is null
    */
   static Clock system(ScheduledExecutorService executor) {
-    return new SystemClock(java.util.Objects.requireNonNull(executor, "executor"));
+    return new SystemClock(Checks.nonNull(executor, "executor"));
   }
 }

@@ -1,10 +1,10 @@
 package dev.workqueue.clock;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -75,7 +75,7 @@ public final class FakeClock implements Clock {
    * @throws IllegalArgumentException if {@code d} is negative (use {@link #setTime} to go back)
    */
   public void step(Duration d) {
-    TimeMath.requireNonNegative(d, "d");
+    Checks.nonNegative(d, "d");
     long nanos = TimeMath.toNanosSaturated(d);
     lock.lock();
     try {
@@ -193,7 +193,7 @@ public final class FakeClock implements Clock {
    */
   @Override
   public Cancellable schedule(long deadlineNanos, Runnable task) {
-    Objects.requireNonNull(task, "task");
+    Checks.nonNull(task, "task");
     Wakeup w;
     lock.lock();
     try {

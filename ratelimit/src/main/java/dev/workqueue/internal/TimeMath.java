@@ -71,15 +71,4 @@ public final class TimeMath {
   public static double toSeconds(long nanos) {
     return nanos / 1e9;
   }
-
-  /** Fails with a message naming {@code name} unless {@code d} is non-null and not negative. */
-  public static Duration requireNonNegative(Duration d, String name) {
-    if (d == null) {
-      throw new NullPointerException(name + " must not be null");
-    }
-    if (d.isNegative()) {
-      throw new IllegalArgumentException(name + " must not be negative, was " + d);
-    }
-    return d;
-  }
 }

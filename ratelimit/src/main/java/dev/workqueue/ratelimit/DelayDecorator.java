@@ -1,5 +1,7 @@
 package dev.workqueue.ratelimit;
 
+import dev.workqueue.internal.Checks;
+
 /**
  * A limiter that reshapes the delay of another and leaves its per-item state alone: {@code
  * forget} and {@code numRequeues} go to the inner limiter unchanged. Subclasses implement only
@@ -14,13 +16,13 @@ abstract class DelayDecorator<T> implements RateLimiter<T> {
 
   @Override
   public final void forget(T item) {
-    Args.item(item);
+    Checks.item(item);
     inner.forget(item);
   }
 
   @Override
   public final int numRequeues(T item) {
-    Args.item(item);
+    Checks.item(item);
     return inner.numRequeues(item);
   }
 }

@@ -1,5 +1,6 @@
 package dev.workqueue.ratelimit;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,7 +61,7 @@ final class ExponentialFailureRateLimiter<T> implements RateLimiter<T>, TracksIt
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     int earlier = ItemStore.countAttempt(failures, item) - 1;
     Duration[] table = steps;
     return table[Math.min(earlier, table.length - 1)];
@@ -68,13 +69,13 @@ final class ExponentialFailureRateLimiter<T> implements RateLimiter<T>, TracksIt
 
   @Override
   public void forget(T item) {
-    Args.item(item);
+    Checks.item(item);
     failures.remove(item);
   }
 
   @Override
   public int numRequeues(T item) {
-    Args.item(item);
+    Checks.item(item);
     return ItemStore.attempts(failures, item);
   }
 

@@ -1,5 +1,6 @@
 package dev.workqueue.ratelimit;
 
+import dev.workqueue.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -29,20 +30,20 @@ final class FastSlowRateLimiter<T> implements RateLimiter<T>, TracksItems {
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     int count = ItemStore.countAttempt(attempts, item);
     return count <= maxFastAttempts ? fast : slow;
   }
 
   @Override
   public void forget(T item) {
-    Args.item(item);
+    Checks.item(item);
     attempts.remove(item);
   }
 
   @Override
   public int numRequeues(T item) {
-    Args.item(item);
+    Checks.item(item);
     return ItemStore.attempts(attempts, item);
   }
 

@@ -1,5 +1,6 @@
 package dev.workqueue.ratelimit;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.function.DoubleSupplier;
@@ -43,7 +44,7 @@ final class JitterRateLimiter<T> extends DelayDecorator<T> {
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     Duration d = inner.when(item);
     long nanos = TimeMath.delayNanos(d);
     if (nanos == 0) {

@@ -1,5 +1,6 @@
 package dev.workqueue.ratelimit;
 
+import dev.workqueue.internal.Checks;
 import java.time.Duration;
 import java.util.Arrays;
 
@@ -22,7 +23,7 @@ final class MaxOfRateLimiter<T> implements RateLimiter<T> {
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     Duration longest = Duration.ZERO;
     for (RateLimiter<? super T> limiter : limiters) {
       Duration d = limiter.when(item); // every one: a bucket must always take its token
@@ -36,7 +37,7 @@ final class MaxOfRateLimiter<T> implements RateLimiter<T> {
   /** Forgets the item in every limiter. */
   @Override
   public void forget(T item) {
-    Args.item(item);
+    Checks.item(item);
     for (RateLimiter<? super T> limiter : limiters) {
       limiter.forget(item);
     }
@@ -45,7 +46,7 @@ final class MaxOfRateLimiter<T> implements RateLimiter<T> {
   /** The largest count of any limiter. */
   @Override
   public int numRequeues(T item) {
-    Args.item(item);
+    Checks.item(item);
     int most = 0;
     for (RateLimiter<? super T> limiter : limiters) {
       most = Math.max(most, limiter.numRequeues(item));

@@ -1,5 +1,6 @@
 package dev.workqueue.ratelimit;
 
+import dev.workqueue.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -20,7 +21,7 @@ final class MaxWaitRateLimiter<T> extends DelayDecorator<T> {
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     Duration d = inner.when(item);
     return d.compareTo(maxWait) > 0 ? maxWait : d;
   }

@@ -1,6 +1,7 @@
 package dev.workqueue.ratelimit;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import java.time.Duration;
 import java.util.function.Function;
 
@@ -50,7 +51,7 @@ public final class PerItemLimiterBuilder {
    * @throws IllegalStateException if already set
    */
   public PerItemLimiterBuilder maximumTrackedItems(long maximum) {
-    Args.positive(maximum, "maximumTrackedItems");
+    Checks.positive(maximum, "maximumTrackedItems");
     if (maximumTrackedItems != UNSET) {
       throw new IllegalStateException("maximumTrackedItems was already set");
     }
@@ -69,7 +70,7 @@ public final class PerItemLimiterBuilder {
    * @throws IllegalStateException if already set
    */
   public PerItemLimiterBuilder expireAfterInactivity(Duration inactivity) {
-    Args.positive(inactivity, "inactivity");
+    Checks.positive(inactivity, "inactivity");
     if (expireAfterInactivity != null) {
       throw new IllegalStateException("expireAfterInactivity was already set");
     }
@@ -86,7 +87,7 @@ public final class PerItemLimiterBuilder {
    * @throws IllegalStateException if already set
    */
   public PerItemLimiterBuilder clock(Clock clock) {
-    Args.nonNull(clock, "clock");
+    Checks.nonNull(clock, "clock");
     if (this.clock != null) {
       throw new IllegalStateException("clock was already set");
     }

@@ -1,6 +1,7 @@
 package dev.workqueue.ratelimit;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import java.time.Duration;
 import java.util.function.Function;
 
@@ -34,21 +35,21 @@ final class PerItemTokenBucketRateLimiter<T> implements RateLimiter<T>, TracksIt
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     return buckets.computeIfAbsent(item, newBucket).reserve();
   }
 
   /** Drops the item's bucket: its next {@code when} starts with a full one. */
   @Override
   public void forget(T item) {
-    Args.item(item);
+    Checks.item(item);
     buckets.remove(item);
   }
 
   /** Always 0: a bucket counts tokens, not attempts (as in client-go). */
   @Override
   public int numRequeues(T item) {
-    Args.item(item);
+    Checks.item(item);
     return 0;
   }
 

@@ -1,6 +1,7 @@
 package dev.workqueue.ratelimit;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.ThreadLocalRandom;
@@ -75,8 +76,8 @@ public final class RateLimiters {
    * @throws NullPointerException if {@code clock} is null
    */
   public static <T> RateLimiter<T> tokenBucket(double qps, int burst, Clock clock) {
-    Args.nonNull(clock, "clock");
-    return new TokenBucketRateLimiter<>(Args.qps(qps), Args.nonNegative(burst, "burst"), clock);
+    Checks.nonNull(clock, "clock");
+    return new TokenBucketRateLimiter<>(Checks.qps(qps), Checks.nonNegative(burst, "burst"), clock);
   }
 
   // ---- per item --------------------------------------------------------------------------
@@ -113,10 +114,10 @@ public final class RateLimiters {
    * @throws IllegalArgumentException if {@code base} or {@code max} is negative
    */
   public static PerItemLimiterBuilder exponentialBuilder(Duration base, Duration max) {
-    Args.nonNull(base, "base");
-    Args.nonNull(max, "max");
-    Args.nonNegative(base, "base");
-    Args.nonNegative(max, "max");
+    Checks.nonNull(base, "base");
+    Checks.nonNull(max, "max");
+    Checks.nonNegative(base, "base");
+    Checks.nonNegative(max, "max");
     return new PerItemLimiterBuilder(
         b -> new ExponentialFailureRateLimiter<>(base, max, b.newStore()));
   }
@@ -154,11 +155,11 @@ public final class RateLimiters {
    */
   public static PerItemLimiterBuilder fastSlowBuilder(
       Duration fast, Duration slow, int maxFastAttempts) {
-    Args.nonNull(fast, "fast");
-    Args.nonNull(slow, "slow");
-    Args.nonNegative(fast, "fast");
-    Args.nonNegative(slow, "slow");
-    Args.nonNegative(maxFastAttempts, "maxFastAttempts");
+    Checks.nonNull(fast, "fast");
+    Checks.nonNull(slow, "slow");
+    Checks.nonNegative(fast, "fast");
+    Checks.nonNegative(slow, "slow");
+    Checks.nonNegative(maxFastAttempts, "maxFastAttempts");
     return new PerItemLimiterBuilder(
         b -> new FastSlowRateLimiter<>(fast, slow, maxFastAttempts, b.newStore()));
   }
@@ -198,7 +199,7 @@ public final class RateLimiters {
    * @throws NullPointerException if {@code clock} is null
    */
   public static <T> RateLimiter<T> perItemTokenBucket(double qps, int burst, Clock clock) {
-    Args.nonNull(clock, "clock");
+    Checks.nonNull(clock, "clock");
     return perItemTokenBucketBuilder(qps, burst).clock(clock).build();
   }
 
@@ -214,8 +215,8 @@ public final class RateLimiters {
    *     negative
    */
   public static PerItemLimiterBuilder perItemTokenBucketBuilder(double qps, int burst) {
-    Args.qps(qps);
-    Args.nonNegative(burst, "burst");
+    Checks.qps(qps);
+    Checks.nonNegative(burst, "burst");
     return new PerItemLimiterBuilder(
         b -> new PerItemTokenBucketRateLimiter<>(qps, burst, b.clockOrSystem(), b.newStore()));
   }
@@ -235,7 +236,7 @@ public final class RateLimiters {
    */
   @SafeVarargs
   public static <T> RateLimiter<T> maxOf(RateLimiter<? super T>... limiters) {
-    Args.nonNull(limiters, "limiters");
+    Checks.nonNull(limiters, "limiters");
     RateLimiter<?>[] copy = new RateLimiter<?>[limiters.length];
     for (int i = 0; i < copy.length; i++) {
       copy[i] = limiters[i];
@@ -254,7 +255,7 @@ public final class RateLimiters {
    * @throws IllegalArgumentException if {@code limiters} is empty
    */
   public static <T> RateLimiter<T> maxOf(Collection<? extends RateLimiter<? super T>> limiters) {
-    Args.nonNull(limiters, "limiters");
+    Checks.nonNull(limiters, "limiters");
     return maxOfCopy(limiters.toArray(new RateLimiter<?>[0]));
   }
 
@@ -263,7 +264,7 @@ public final class RateLimiters {
     @SuppressWarnings("unchecked") // every element was passed as a RateLimiter<? super T>
     RateLimiter<? super T>[] copy = (RateLimiter<? super T>[]) limiters;
     for (RateLimiter<? super T> limiter : copy) {
-      Args.nonNull(limiter, "limiters element");
+      Checks.nonNull(limiter, "limiters element");
     }
     if (copy.length == 0) {
       throw new IllegalArgumentException("limiters must not be empty");
@@ -284,8 +285,8 @@ public final class RateLimiters {
    * @throws IllegalArgumentException if {@code maxWait} is negative
    */
   public static <T> RateLimiter<T> withMaxWait(RateLimiter<? super T> inner, Duration maxWait) {
-    Args.nonNull(inner, "inner");
-    Args.nonNegative(maxWait, "maxWait");
+    Checks.nonNull(inner, "inner");
+    Checks.nonNegative(maxWait, "maxWait");
     return new MaxWaitRateLimiter<>(inner, maxWait);
   }
 
@@ -325,9 +326,9 @@ public final class RateLimiters {
    */
   public static <T> RateLimiter<T> withJitter(
       RateLimiter<? super T> inner, double maxFactor, DoubleSupplier random) {
-    Args.nonNull(inner, "inner");
-    Args.nonNull(random, "random");
-    Args.factor(maxFactor, "maxFactor");
+    Checks.nonNull(inner, "inner");
+    Checks.nonNull(random, "random");
+    Checks.factor(maxFactor, "maxFactor");
     return new JitterRateLimiter<>(inner, true, maxFactor, random);
   }
 
@@ -360,8 +361,8 @@ public final class RateLimiters {
    */
   public static <T> RateLimiter<T> withFullJitter(
       RateLimiter<? super T> inner, DoubleSupplier random) {
-    Args.nonNull(inner, "inner");
-    Args.nonNull(random, "random");
+    Checks.nonNull(inner, "inner");
+    Checks.nonNull(random, "random");
     return new JitterRateLimiter<>(inner, false, 1.0, random);
   }
 
@@ -391,7 +392,7 @@ public final class RateLimiters {
    * @throws NullPointerException if {@code clock} is null
    */
   public static <T> RateLimiter<T> defaultControllerRateLimiter(Clock clock) {
-    Args.nonNull(clock, "clock");
+    Checks.nonNull(clock, "clock");
     return maxOf(
         exponential(Duration.ofMillis(5), Duration.ofSeconds(1000)),
         tokenBucket(10, 100, clock));

@@ -1,6 +1,7 @@
 package dev.workqueue.ratelimit;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -153,7 +154,7 @@ final class TokenBucketRateLimiter<T> implements RateLimiter<T> {
 
   @Override
   public Duration when(T item) {
-    Args.item(item);
+    Checks.item(item);
     return reserve();
   }
 
@@ -201,13 +202,13 @@ final class TokenBucketRateLimiter<T> implements RateLimiter<T> {
   /** A no-op: the bucket is shared by all items. */
   @Override
   public void forget(T item) {
-    Args.item(item);
+    Checks.item(item);
   }
 
   /** Always 0: the bucket does not count per item. */
   @Override
   public int numRequeues(T item) {
-    Args.item(item);
+    Checks.item(item);
     return 0;
   }
 

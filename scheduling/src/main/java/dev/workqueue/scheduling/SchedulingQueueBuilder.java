@@ -1,6 +1,7 @@
 package dev.workqueue.scheduling;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,7 +102,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @throws IllegalArgumentException if negative
    */
   public SchedulingQueueBuilder<K, T> initialBackoff(Duration initial) {
-    TimeMath.requireNonNegative(initial, "initial");
+    Checks.nonNegative(initial, "initial");
     this.initialBackoffNanos = TimeMath.delayNanos(initial);
     return this;
   }
@@ -113,7 +114,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @throws IllegalArgumentException if negative
    */
   public SchedulingQueueBuilder<K, T> maxBackoff(Duration max) {
-    TimeMath.requireNonNegative(max, "max");
+    Checks.nonNegative(max, "max");
     this.maxBackoffNanos = TimeMath.delayNanos(max);
     return this;
   }

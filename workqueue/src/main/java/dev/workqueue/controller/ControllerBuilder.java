@@ -4,13 +4,13 @@ import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.WorkQueueBuilder;
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,7 +41,7 @@ public final class ControllerBuilder<T> {
   Duration stopTimeout = Duration.ofSeconds(30);
 
   ControllerBuilder(String name) {
-    Objects.requireNonNull(name, "name must not be null");
+    Checks.nonNull(name, "name");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name must not be empty");
     }
@@ -56,7 +56,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code reconciler} is null
    */
   public ControllerBuilder<T> reconciler(Reconciler<T> reconciler) {
-    this.reconciler = Objects.requireNonNull(reconciler, "reconciler must not be null");
+    this.reconciler = Checks.nonNull(reconciler, "reconciler");
     return this;
   }
 
@@ -85,7 +85,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code factory} is null
    */
   public ControllerBuilder<T> threadFactory(ThreadFactory factory) {
-    this.threadFactory = Objects.requireNonNull(factory, "factory must not be null");
+    this.threadFactory = Checks.nonNull(factory, "factory");
     return this;
   }
 
@@ -99,7 +99,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code executor} is null
    */
   public ControllerBuilder<T> executor(Executor executor) {
-    this.executor = Objects.requireNonNull(executor, "executor must not be null");
+    this.executor = Checks.nonNull(executor, "executor");
     return this;
   }
 
@@ -115,7 +115,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code factory} is null
    */
   public ControllerBuilder<T> queue(Supplier<? extends RateLimitingQueue<T>> factory) {
-    this.queueFactory = Objects.requireNonNull(factory, "factory must not be null");
+    this.queueFactory = Checks.nonNull(factory, "factory");
     return this;
   }
 
@@ -146,7 +146,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code limiter} is null
    */
   public ControllerBuilder<T> rateLimiter(RateLimiter<? super T> limiter) {
-    this.rateLimiter = Objects.requireNonNull(limiter, "limiter must not be null");
+    this.rateLimiter = Checks.nonNull(limiter, "limiter");
     return this;
   }
 
@@ -158,7 +158,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code clock} is null
    */
   public ControllerBuilder<T> clock(Clock clock) {
-    this.clock = Objects.requireNonNull(clock, "clock must not be null");
+    this.clock = Checks.nonNull(clock, "clock");
     return this;
   }
 
@@ -170,7 +170,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code provider} is null
    */
   public ControllerBuilder<T> queueMetricsProvider(MetricsProvider provider) {
-    this.queueMetrics = Objects.requireNonNull(provider, "provider must not be null");
+    this.queueMetrics = Checks.nonNull(provider, "provider");
     return this;
   }
 
@@ -182,7 +182,7 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code provider} is null
    */
   public ControllerBuilder<T> metricsProvider(ControllerMetricsProvider provider) {
-    this.metrics = Objects.requireNonNull(provider, "provider must not be null");
+    this.metrics = Checks.nonNull(provider, "provider");
     return this;
   }
 
@@ -196,7 +196,7 @@ public final class ControllerBuilder<T> {
    * @throws IllegalArgumentException if {@code timeout} is not positive
    */
   public ControllerBuilder<T> reconcileTimeout(Duration timeout) {
-    Objects.requireNonNull(timeout, "timeout must not be null");
+    Checks.nonNull(timeout, "timeout");
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, was " + timeout);
     }
@@ -220,7 +220,7 @@ public final class ControllerBuilder<T> {
     if (maxRetries < 0) {
       throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
     }
-    this.droppedKeyHandler = Objects.requireNonNull(handler, "handler must not be null");
+    this.droppedKeyHandler = Checks.nonNull(handler, "handler");
     this.maxRetries = maxRetries;
     return this;
   }
@@ -247,7 +247,7 @@ public final class ControllerBuilder<T> {
    * @throws IllegalArgumentException if {@code timeout} is negative
    */
   public ControllerBuilder<T> stopTimeout(Duration timeout) {
-    this.stopTimeout = TimeMath.requireNonNegative(timeout, "timeout");
+    this.stopTimeout = Checks.nonNegative(timeout, "timeout");
     return this;
   }
 

@@ -6,6 +6,7 @@ import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.clock.Cancellable;
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
@@ -119,7 +120,7 @@ final class DefaultController<T> implements Controller<T> {
 
   @Override
   public void add(T key, AddOptions options) {
-    java.util.Objects.requireNonNull(options, "options must not be null");
+    Checks.nonNull(options, "options");
     RateLimitingQueue<T> q = queue;
     if (q instanceof PriorityWorkQueue<T> pq) {
       pq.add(key, options);
@@ -178,7 +179,7 @@ final class DefaultController<T> implements Controller<T> {
 
   @Override
   public StopResult<T> stop(Duration timeout) throws InterruptedException {
-    TimeMath.requireNonNegative(timeout, "timeout");
+    Checks.nonNegative(timeout, "timeout");
     Run current = run;
     if (current != null && current.threads.contains(Thread.currentThread())) {
       return stopFromOwnReconcile(current); // before the lock: a stop holding it waits for us

@@ -1,8 +1,8 @@
 package dev.workqueue.controller;
 
+import dev.workqueue.internal.Checks;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -79,9 +79,9 @@ public final class Parallelizer {
    */
   public static void parallelizeUntil(BooleanSupplier cancelled, int workers, int pieces,
       IntConsumer work, int chunkSize, ThreadFactory threads) throws InterruptedException {
-    Objects.requireNonNull(cancelled, "cancelled must not be null");
-    Objects.requireNonNull(work, "work must not be null");
-    Objects.requireNonNull(threads, "threads must not be null");
+    Checks.nonNull(cancelled, "cancelled");
+    Checks.nonNull(work, "work");
+    Checks.nonNull(threads, "threads");
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be at least 1, was " + workers);
     }

@@ -1,5 +1,6 @@
 package dev.workqueue.controller;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import java.time.Duration;
 import java.util.Objects;
@@ -51,7 +52,7 @@ public final class Result {
    * @throws IllegalArgumentException if {@code delay} is negative
    */
   public static Result requeueAfter(Duration delay) {
-    TimeMath.requireNonNegative(delay, "delay");
+    Checks.nonNegative(delay, "delay");
     return new Result(false, delay, null);
   }
 

@@ -1,5 +1,6 @@
 package dev.workqueue.metrics.micrometer;
 
+import dev.workqueue.internal.Checks;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
 import dev.workqueue.metrics.Gauge;
@@ -149,7 +150,7 @@ public final class MicrometerMetricsProvider
    * @throws NullPointerException if {@code registry} is null
    */
   public static MicrometerMetricsProvider create(MeterRegistry registry) {
-    return new MicrometerMetricsProvider(Objects.requireNonNull(registry, "registry"));
+    return new MicrometerMetricsProvider(Checks.nonNull(registry, "registry"));
   }
 
   /**
@@ -164,7 +165,7 @@ public final class MicrometerMetricsProvider
    * @throws NullPointerException if {@code name} is null
    */
   public int remove(String name) {
-    Objects.requireNonNull(name, "name");
+    Checks.nonNull(name, "name");
     int removed = 0;
     for (Iterator<Map.Entry<Key, Registered>> it = meters.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<Key, Registered> e = it.next();
@@ -227,7 +228,7 @@ public final class MicrometerMetricsProvider
 
   @Override
   public Counter newReconcileTotal(String controller, String result) {
-    Objects.requireNonNull(result, "result");
+    Checks.nonNull(result, "result");
     return counter(controller, RECONCILE_TOTAL, "Reconciliations per controller and result",
         tags(CONTROLLER_TAG, controller, "result", result));
   }
@@ -274,7 +275,7 @@ public final class MicrometerMetricsProvider
 
   @Override
   public Gauge newPendingItemsMetric(String name, String queueLabel) {
-    Objects.requireNonNull(queueLabel, "queueLabel");
+    Checks.nonNull(queueLabel, "queueLabel");
     return gauge(name, SCHEDULER_PREFIX + PENDING_ITEMS,
         "Pending items by queue: active, backoff, unschedulable, gated",
         tags(NAME_TAG, name, "queue", queueLabel));
@@ -282,8 +283,8 @@ public final class MicrometerMetricsProvider
 
   @Override
   public Counter newIncomingItemsMetric(String name, String queueLabel, String event) {
-    Objects.requireNonNull(queueLabel, "queueLabel");
-    Objects.requireNonNull(event, "event");
+    Checks.nonNull(queueLabel, "queueLabel");
+    Checks.nonNull(event, "event");
     return counter(name, SCHEDULER_PREFIX + INCOMING_ITEMS,
         "Items added to the scheduling queues, by queue and by the event that moved them",
         tags(NAME_TAG, name, "queue", queueLabel, "event", event));
@@ -291,7 +292,7 @@ public final class MicrometerMetricsProvider
 
   @Override
   public Gauge newUnschedulableItemsMetric(String name, String rejector) {
-    Objects.requireNonNull(rejector, "rejector");
+    Checks.nonNull(rejector, "rejector");
     return gauge(name, SCHEDULER_PREFIX + UNSCHEDULABLE_ITEMS,
         "Unschedulable items by the rejector that rejected them",
         tags(NAME_TAG, name, "rejector", rejector));

@@ -24,8 +24,11 @@ import java.util.Objects;
  * @param label a short name, never null (derived from resource and actions if not given)
  */
 public record ClusterEvent(Resource resource, int actions, String label) {
+  /** The action bit of a creation (bit 0). */
   public static final int ADD = 1;
+  /** The action bit of a removal (bit 1). */
   public static final int DELETE = 1 << 1;
+  /** The action bit of an update (bit 2); bits 3 to 30 are free for finer kinds of update. */
   public static final int UPDATE = 1 << 2;
   /** Every action bit (0 to 30): the largest positive mask. */
   public static final int ALL = Integer.MAX_VALUE;
@@ -56,6 +59,12 @@ public record ClusterEvent(Resource resource, int actions, String label) {
       new ClusterEvent(Resource.ITEM, UPDATE, "ItemUpdate");
 
   /**
+   * An event or registration with an explicit label.
+   *
+   * @param resource what the event is about; {@link Resource#WILDCARD} for every resource
+   * @param actions a bitmask of {@link #ADD}, {@link #DELETE}, {@link #UPDATE} and user bits 3
+   *     to 30, positive; {@link #ALL} for every action
+   * @param label the name in logs and in the {@code event} label of the incoming-items metric
    * @throws NullPointerException if {@code resource} or {@code label} is null
    * @throws IllegalArgumentException if {@code actions} has no bit of 0 to 30 set
    */
@@ -68,13 +77,27 @@ public record ClusterEvent(Resource resource, int actions, String label) {
     }
   }
 
-  /** An event labelled {@code resource/actions}. */
+  /**
+   * An event labelled {@code resource/actions}, such as {@code node/Add} or
+   * {@code node/Add|Update}; user bits appear in hex ({@code node/Update|0x8}).
+   *
+   * @param resource what the event is about
+   * @param actions a positive bitmask of actions, as in the canonical constructor
+   * @return the event, with the derived label
+   * @throws NullPointerException if {@code resource} is null
+   * @throws IllegalArgumentException if {@code actions} has no bit of 0 to 30 set
+   */
   public static ClusterEvent of(Resource resource, int actions) {
     Objects.requireNonNull(resource, "resource must not be null");
     return new ClusterEvent(resource, actions, resource + "/" + actionsToString(actions));
   }
 
-  /** Whether this is a wildcard: wildcard resource and every action. */
+  /**
+   * Whether this is a wildcard: wildcard resource and every action.
+   *
+   * @return true for {@link #WILDCARD}, {@link #UNSCHEDULABLE_TIMEOUT}, {@link #FORCE_ACTIVATE}
+   *     and any other event of {@link Resource#WILDCARD} with {@link #ALL}, whatever its label
+   */
   public boolean isWildcard() {
     return resource.isWildcard() && actions == ALL;
   }
@@ -82,8 +105,11 @@ public record ClusterEvent(Resource resource, int actions, String label) {
   /**
    * Whether this registration matches {@code incoming}; see the class comment.
    *
+   * @param incoming the event that happened
    * @param numericActionQuirk also require {@code incoming.actions <= this.actions}, as
    *     kube-scheduler does
+   * @return true if this is a wildcard, or covers the incoming resource with intersecting
+   *     actions (and, with the quirk, a numerically smaller or equal incoming mask)
    */
   public boolean matches(ClusterEvent incoming, boolean numericActionQuirk) {
     Objects.requireNonNull(incoming, "incoming must not be null");

@@ -18,6 +18,13 @@ import java.util.function.Predicate;
  */
 public record Gate<T>(String name, Predicate<? super T> admits, List<ClusterEvent> events) {
   /**
+   * A gate; {@code events} is copied.
+   *
+   * @param name the gate's name, not empty and unique within a queue; it also labels the
+   *     gated items in the {@code unschedulable_items} metric
+   * @param admits true when the item may enter activeQ; fast, and never calling into the queue
+   * @param events the events that re-check the items this gate holds; may be empty (then only
+   *     wildcard events, an update of the item, {@code activate} or the timeout flush do)
    * @throws NullPointerException if an argument or an event is null
    * @throws IllegalArgumentException if {@code name} is empty
    */
@@ -31,7 +38,17 @@ public record Gate<T>(String name, Predicate<? super T> admits, List<ClusterEven
     events = List.copyOf(events);
   }
 
-  /** A gate opened by {@code events}. */
+  /**
+   * A gate opened by {@code events}.
+   *
+   * @param name the gate's name, not empty and unique within a queue
+   * @param admits true when the item may enter activeQ; fast, and never calling into the queue
+   * @param events the events that re-check the items this gate holds
+   * @param <T> the item type
+   * @return the gate
+   * @throws NullPointerException if an argument or an event is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
   public static <T> Gate<T> of(String name, Predicate<? super T> admits, ClusterEvent... events) {
     Objects.requireNonNull(events, "events must not be null");
     return new Gate<>(name, admits, List.of(events));

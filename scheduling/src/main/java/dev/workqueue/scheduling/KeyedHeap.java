@@ -68,6 +68,14 @@ public final class KeyedHeap<K, T> {
   private int[] slotHashes = new int[MIN_TABLE];
   private int shift = 32 - Integer.numberOfTrailingZeros(MIN_TABLE);
 
+  /**
+   * An empty heap.
+   *
+   * @param keyFunction gives an element's key, never null; called once per
+   *     {@link #addOrUpdate}, the key is then kept with the element
+   * @param comparator orders the elements, least at the head; it must be consistent while an
+   *     element is in the heap (see the class comment)
+   */
   public KeyedHeap(Function<? super T, ? extends K> keyFunction, Comparator<? super T> comparator) {
     this.keyFunction = Objects.requireNonNull(keyFunction, "keyFunction must not be null");
     this.comparator = Objects.requireNonNull(comparator, "comparator must not be null");
@@ -77,7 +85,9 @@ public final class KeyedHeap<K, T> {
    * Adds {@code element}, or replaces the element with the same key and moves it to its new
    * place.
    *
+   * @param element the element to hold; its key is taken with the key function
    * @return the element replaced, or null if the key was new
+   * @throws NullPointerException if {@code element} or its key is null
    */
   public T addOrUpdate(T element) {
     Objects.requireNonNull(element, "element must not be null");
@@ -103,34 +113,61 @@ public final class KeyedHeap<K, T> {
     return previous;
   }
 
-  /** Removes the element with {@code key}; returns it, or null if there was none. */
+  /**
+   * Removes the element with {@code key}.
+   *
+   * @param key the key of the element to remove, not null
+   * @return the removed element, or null if there was none
+   */
   public T delete(K key) {
     Node<K, T> node = find(key);
     return node == null ? null : removeAt(node.index);
   }
 
-  /** Removes and returns the head, or null if empty. */
+  /**
+   * Removes and returns the head.
+   *
+   * @return the least element by the comparator, or null if the heap is empty
+   */
   public T pop() {
     return size == 0 ? null : removeAt(0);
   }
 
-  /** The head, or null if empty. */
+  /**
+   * The head, without removing it.
+   *
+   * @return the least element by the comparator, or null if the heap is empty
+   */
   public T peek() {
     return size == 0 ? null : node(0).element;
   }
 
-  /** The element with {@code key}, or null. */
+  /**
+   * The element with {@code key}.
+   *
+   * @param key the key to look up, not null
+   * @return the element held under {@code key}, or null if there is none
+   */
   public T get(K key) {
     Node<K, T> node = find(key);
     return node == null ? null : node.element;
   }
 
-  /** Whether an element with {@code key} is held. */
+  /**
+   * Whether an element with {@code key} is held.
+   *
+   * @param key the key to look up, not null
+   * @return true if the heap holds an element under {@code key}
+   */
   public boolean has(K key) {
     return find(key) != null;
   }
 
-  /** The elements in heap (array) order: the head first, the rest in no particular order. */
+  /**
+   * The elements in heap (array) order: the head first, the rest in no particular order.
+   *
+   * @return a new modifiable list of every element
+   */
   public List<T> list() {
     List<T> out = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
@@ -139,10 +176,20 @@ public final class KeyedHeap<K, T> {
     return out;
   }
 
+  /**
+   * The number of elements.
+   *
+   * @return how many keys the heap holds
+   */
   public int size() {
     return size;
   }
 
+  /**
+   * Whether the heap holds nothing.
+   *
+   * @return true if {@link #size} is 0
+   */
   public boolean isEmpty() {
     return size == 0;
   }

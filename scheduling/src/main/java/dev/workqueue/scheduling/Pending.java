@@ -13,6 +13,13 @@ import java.util.Objects;
  * @param <T> the item type
  */
 public record Pending<T>(List<T> items, String summary) {
+  /**
+   * A snapshot; {@code items} is copied.
+   *
+   * @param items the waiting items in the order described above, no null
+   * @param summary the counts per part, not null
+   * @throws NullPointerException if an argument or an item is null
+   */
   public Pending {
     items = List.copyOf(items);
     Objects.requireNonNull(summary, "summary must not be null");

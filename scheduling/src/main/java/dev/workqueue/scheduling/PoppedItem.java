@@ -15,6 +15,16 @@ import java.util.Objects;
  * @param <T> the item type
  */
 public record PoppedItem<K, T>(T item, K key, long id, int attempts) {
+  /**
+   * A handle, made by {@link SchedulingQueue#pop}; the queue identifies the attempt by
+   * {@code id} alone.
+   *
+   * @param item the item as it was when popped, not null
+   * @param key its key, not null
+   * @param id the attempt's id, the scheduling cycle of the pop
+   * @param attempts the item's attempts, this one included
+   * @throws NullPointerException if {@code item} or {@code key} is null
+   */
   public PoppedItem {
     Objects.requireNonNull(item, "item must not be null");
     Objects.requireNonNull(key, "key must not be null");

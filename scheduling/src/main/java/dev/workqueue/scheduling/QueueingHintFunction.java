@@ -16,6 +16,7 @@ public interface QueueingHintFunction<T> {
    * @param newObj the object after the change, or null (a delete)
    * @return {@link QueueingHint#QUEUE} to move the item, {@link QueueingHint#SKIP} to leave it;
    *     null counts as QUEUE
+   * @throws Exception if the hint cannot decide; the queue logs it and counts it as QUEUE
    */
   QueueingHint hint(T item, Object oldObj, Object newObj) throws Exception;
 }

@@ -16,35 +16,68 @@ import java.util.Set;
 public record Rejectors(Set<String> unschedulable, Set<String> pending) {
   private static final Rejectors NONE = new Rejectors(Set.of(), Set.of());
 
-  /** @throws NullPointerException if a set or a name is null */
+  /**
+   * Rejectors of both kinds; the sets are copied, keeping their iteration order.
+   *
+   * @param unschedulable the names of the rejectors that need the world to change; their
+   *     hints' QUEUE sends the item to backoffQ (or to activeQ once its back-off is over)
+   * @param pending the names of the rejectors waiting for something in progress; their hints'
+   *     QUEUE sends the item to activeQ at once
+   * @throws NullPointerException if a set or a name is null
+   */
   public Rejectors {
     unschedulable = copy(unschedulable, "unschedulable");
     pending = copy(pending, "pending");
   }
 
-  /** No rejector: the attempt failed with an error. */
+  /**
+   * No rejector: the attempt failed with an error.
+   *
+   * @return the shared empty instance; the item retries after back-off, counted by
+   *     {@link QueuedItem#consecutiveErrors}
+   */
   public static Rejectors none() {
     return NONE;
   }
 
-  /** Only unschedulable rejectors. */
+  /**
+   * Only unschedulable rejectors.
+   *
+   * @param names the rejectors' names, as registered with the builder's {@code hint}; no
+   *     null, no name twice
+   * @return rejectors with these unschedulable names and no pending one
+   */
   public static Rejectors unschedulable(String... names) {
     Objects.requireNonNull(names, "names must not be null");
     return new Rejectors(Set.of(names), Set.of());
   }
 
-  /** Only pending rejectors. */
+  /**
+   * Only pending rejectors.
+   *
+   * @param names the rejectors' names, as registered with the builder's {@code hint}; no
+   *     null, no name twice
+   * @return rejectors with these pending names and no unschedulable one
+   */
   public static Rejectors pending(String... names) {
     Objects.requireNonNull(names, "names must not be null");
     return new Rejectors(Set.of(), Set.of(names));
   }
 
-  /** Whether there is no rejector (an error). */
+  /**
+   * Whether there is no rejector (an error).
+   *
+   * @return true if both sets are empty
+   */
   public boolean isEmpty() {
     return unschedulable.isEmpty() && pending.isEmpty();
   }
 
-  /** Every rejector, unschedulable first, in a stable order. */
+  /**
+   * Every rejector, unschedulable first, in a stable order.
+   *
+   * @return a new set of the names of both kinds; a name in both sets appears once
+   */
   public Set<String> all() {
     Set<String> all = new LinkedHashSet<>(unschedulable);
     all.addAll(pending);

@@ -18,6 +18,10 @@ public record Resource(String name, Resource parent) {
   public static final Resource ITEM = new Resource("item", null);
 
   /**
+   * A resource, with or without a parent.
+   *
+   * @param name the resource name, not empty; {@code "*"} without a parent is the wildcard
+   * @param parent the broader resource whose registrations also cover this one, or null
    * @throws NullPointerException if {@code name} is null
    * @throws IllegalArgumentException if {@code name} is empty
    */
@@ -28,17 +32,35 @@ public record Resource(String name, Resource parent) {
     }
   }
 
-  /** A top-level resource. */
+  /**
+   * A top-level resource.
+   *
+   * @param name the resource name, not empty, such as {@code "node"}
+   * @return the resource, without a parent
+   * @throws NullPointerException if {@code name} is null
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
   public static Resource of(String name) {
     return new Resource(name, null);
   }
 
-  /** A resource that {@code this} covers: registrations for {@code this} match it too. */
+  /**
+   * A resource that {@code this} covers: registrations for {@code this} match it too.
+   *
+   * @param childName the child's name, not empty; it prints as {@code parent/childName}
+   * @return the child resource, with {@code this} as its parent
+   * @throws NullPointerException if {@code childName} is null
+   * @throws IllegalArgumentException if {@code childName} is empty
+   */
   public Resource child(String childName) {
     return new Resource(childName, this);
   }
 
-  /** Whether this is the wildcard. */
+  /**
+   * Whether this is the wildcard.
+   *
+   * @return true if the name is {@code "*"} and there is no parent
+   */
   public boolean isWildcard() {
     return name.equals("*") && parent == null;
   }
@@ -46,6 +68,9 @@ public record Resource(String name, Resource parent) {
   /**
    * Whether a registration for {@code this} covers an event about {@code incoming}: this is
    * the wildcard, the same resource, or an ancestor of it.
+   *
+   * @param incoming the resource of an incoming event
+   * @return true if a registration for this resource should see the event
    */
   public boolean covers(Resource incoming) {
     Objects.requireNonNull(incoming, "incoming must not be null");

@@ -35,7 +35,15 @@ import java.util.function.Predicate;
  */
 public interface SchedulingQueue<K, T> {
 
-  /** A builder with the kube-scheduler preset; {@code keyFunction} gives an item's key. */
+  /**
+   * A builder with the kube-scheduler preset (see {@link SchedulingQueueBuilder}).
+   *
+   * @param keyFunction gives an item's key: items with equal keys are one item; it must never
+   *     return null and must give every version of an item the same key
+   * @param <K> the key type
+   * @param <T> the item type
+   * @return a new builder; each of its {@code build} calls makes an independent queue
+   */
   static <K, T> SchedulingQueueBuilder<K, T> builder(Function<? super T, ? extends K> keyFunction) {
     return new SchedulingQueueBuilder<>(keyFunction);
   }
@@ -44,6 +52,8 @@ public interface SchedulingQueue<K, T> {
    * Adds a new item: through the gates to activeQ (waking one {@code pop}), or to the pool
    * marked gated. An item whose key the queue already knows is {@linkplain #update updated}
    * instead.
+   *
+   * @param item the new item; its key is taken with the builder's key function
    */
   void add(T item);
 
@@ -67,6 +77,9 @@ public interface SchedulingQueue<K, T> {
    * rejector says QUEUE → activeQ at once. "After back-off" means backoffQ while backing
    * off, else activeQ. An item deleted during the attempt is dropped.
    *
+   * @param popped the handle {@link #pop} returned for this attempt
+   * @param rejectors what said no ({@link Rejectors#none()} for an error); decides the
+   *     back-off count and which hints may move the item out of the pool later
    * @throws IllegalStateException if the attempt already ended, or the item is queued
    */
   void requeueFailed(PoppedItem<K, T> popped, Rejectors rejectors);
@@ -78,13 +91,20 @@ public interface SchedulingQueue<K, T> {
    * events (then the gates run again), others by the hints of their rejectors; they move to
    * backoffQ, activeQ or stay. Finally the event is logged for the attempts in flight.
    *
+   * @param event what happened; matched against the events registered by hints and gates
    * @param oldObj the object before the change, may be null
    * @param newObj the object after the change, may be null
    * @param preCheck only pooled items it accepts are considered
    */
   void onEvent(ClusterEvent event, Object oldObj, Object newObj, Predicate<? super T> preCheck);
 
-  /** {@link #onEvent(ClusterEvent, Object, Object, Predicate)} for every pooled item. */
+  /**
+   * {@link #onEvent(ClusterEvent, Object, Object, Predicate)} for every pooled item.
+   *
+   * @param event what happened; matched against the events registered by hints and gates
+   * @param oldObj the object before the change, or null (an add); passed to the hints
+   * @param newObj the object after the change, or null (a delete); passed to the hints
+   */
   void onEvent(ClusterEvent event, Object oldObj, Object newObj);
 
   /**
@@ -93,6 +113,9 @@ public interface SchedulingQueue<K, T> {
    * the update events are logged for the attempt. In the pool: replaced, then judged by the
    * hints against the update events (gated: the gates run again). Unknown: {@link #add}.
    *
+   * @param oldItem the previous version, handed to the builder's update events function and
+   *     to the hints as the old object
+   * @param newItem the new version, which replaces the one the queue holds
    * @throws IllegalArgumentException if the keys differ
    */
   void update(T oldItem, T newItem);
@@ -101,6 +124,7 @@ public interface SchedulingQueue<K, T> {
    * Removes the item with the key of {@code item} from wherever it waits; an item in flight
    * is dropped at its {@link #requeueFailed}.
    *
+   * @param item the item, or any version of it: only its key is used
    * @return whether the queue knew the item
    */
   boolean delete(T item);
@@ -110,6 +134,9 @@ public interface SchedulingQueue<K, T> {
    * the hints say. An item in flight remembers it: its {@link #requeueFailed} neither pools it
    * nor asks the hints, and sends it to backoffQ if its back-off has not ended, else to activeQ
    * (kube-scheduler's {@code ForceActivate} for a pod in flight). Unknown items are ignored.
+   *
+   * @param items the items to activate, or any versions of them: only their keys are used;
+   *     none may be null
    */
   void activate(Collection<? extends T> items);
 
@@ -117,14 +144,25 @@ public interface SchedulingQueue<K, T> {
    * Ends the attempt with this id (success). An id that is not in flight is ignored: a
    * second {@code done}, or one after {@link #requeueFailed}, changes nothing.
    *
+   * @param id the attempt's id, {@link PoppedItem#id} of the item {@link #pop} returned
    * @return whether an attempt ended
    */
   boolean done(long id);
 
-  /** A snapshot of the waiting items with the summary {@code activeQ:N; backoffQ:N; unschedulable:N}. */
+  /**
+   * A snapshot of the waiting items with the summary
+   * {@code activeQ:N; backoffQ:N; unschedulable:N}.
+   *
+   * @return the items of activeQ, backoffQ and the pool, in that order; items in flight are
+   *     not included
+   */
   Pending<T> pending();
 
-  /** The number of pops so far: the id of the latest attempt. */
+  /**
+   * The number of pops so far: the id of the latest attempt.
+   *
+   * @return 0 before the first {@code pop}, then the cycle of the latest one
+   */
   long schedulingCycle();
 
   /**

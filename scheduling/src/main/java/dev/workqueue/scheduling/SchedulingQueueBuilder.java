@@ -53,7 +53,14 @@ public final class SchedulingQueueBuilder<K, T> {
     this.keyFunction = requireArg(keyFunction, "keyFunction");
   }
 
-  /** The name under which metrics are recorded. Default: none (no metrics). */
+  /**
+   * The name under which metrics are recorded. Default: none (no metrics).
+   *
+   * @param name the queue's name in its metrics, not empty; give each queue its own, as
+   *     queues sharing a name on one provider mix their series
+   * @return this builder
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
   public SchedulingQueueBuilder<K, T> name(String name) {
     requireArg(name, "name");
     if (name.isEmpty()) {
@@ -63,13 +70,25 @@ public final class SchedulingQueueBuilder<K, T> {
     return this;
   }
 
-  /** The time source and scheduler of the periodic flushes. Default: {@link Clock#system()}. */
+  /**
+   * The time source and scheduler of the periodic flushes. Default: {@link Clock#system()}.
+   *
+   * @param clock gives the timestamps and back-off expiries and runs the back-off (1 s) and
+   *     pool (30 s) flushes; a fake clock makes a queue's timing deterministic in tests
+   * @return this builder
+   */
   public SchedulingQueueBuilder<K, T> clock(Clock clock) {
     this.clock = requireArg(clock, "clock");
     return this;
   }
 
-  /** Where a named queue's metrics go. Default: {@link SchedulingMetricsProvider#noop()}. */
+  /**
+   * Where a named queue's metrics go. Default: {@link SchedulingMetricsProvider#noop()}.
+   *
+   * @param provider creates the queue's gauges and counters at build time and lazily after;
+   *     used only if a {@link #name} is set
+   * @return this builder
+   */
   public SchedulingQueueBuilder<K, T> metricsProvider(SchedulingMetricsProvider provider) {
     this.metricsProvider = requireArg(provider, "provider");
     return this;
@@ -78,6 +97,10 @@ public final class SchedulingQueueBuilder<K, T> {
   /**
    * The priority used by the default order (higher first, then earlier timestamp). Default:
    * every item 0. Ignored when a {@link #comparator} is set.
+   *
+   * @param priority an item's priority, any {@code int}, larger first; it is called on every
+   *     heap comparison under the queue's locks, so it must be cheap
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> priority(ToIntFunction<? super T> priority) {
     this.priority = requireArg(priority, "priority");
@@ -89,6 +112,10 @@ public final class SchedulingQueueBuilder<K, T> {
    * that compare equal are ordered by {@link QueuedItem#sequence}. It must not change its
    * answer for items while they are queued (it may look at the item: {@code update}
    * re-sorts). Default: higher {@link #priority} first, then earlier timestamp.
+   *
+   * @param comparator orders the queued items, least first; called under the queue's locks
+   *     (activeQ's and backoffQ's), so it must be cheap and never call into the queue
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> comparator(Comparator<? super QueuedItem<K, T>> comparator) {
     this.comparator = requireArg(comparator, "comparator");
@@ -99,6 +126,9 @@ public final class SchedulingQueueBuilder<K, T> {
    * The back-off after the first failure; it doubles per failure up to {@link #maxBackoff}.
    * Default: 1 s. Zero disables back-off.
    *
+   * @param initial the back-off after the first failure, zero or positive, nanosecond
+   *     precision; durations beyond about 146 years are clamped
+   * @return this builder
    * @throws IllegalArgumentException if negative
    */
   public SchedulingQueueBuilder<K, T> initialBackoff(Duration initial) {
@@ -111,6 +141,8 @@ public final class SchedulingQueueBuilder<K, T> {
    * The longest back-off. Default: 10 s. Must be at least the initial back-off (checked by
    * {@link #build}).
    *
+   * @param max the cap of the doubling back-off, zero or positive, nanosecond precision
+   * @return this builder
    * @throws IllegalArgumentException if negative
    */
   public SchedulingQueueBuilder<K, T> maxBackoff(Duration max) {
@@ -123,6 +155,10 @@ public final class SchedulingQueueBuilder<K, T> {
    * How long an item may stay in the pool before the timeout flush (every 30 s) moves it,
    * strictly longer than this. Default: 5 min.
    *
+   * @param max the longest stay in the pool, positive, counted from the item's timestamp (its
+   *     add or last failure) or its last timeout flush, whichever is later; as the flush runs
+   *     every 30 s, a stay may exceed it by up to 30 s
+   * @return this builder
    * @throws IllegalArgumentException if not positive
    */
   public SchedulingQueueBuilder<K, T> maxStayInPool(Duration max) {
@@ -136,7 +172,12 @@ public final class SchedulingQueueBuilder<K, T> {
 
   /**
    * Whether {@code pop} takes the head of backoffQ when activeQ is empty (never an item whose
-   * last failure was an error). Default: true, as kube-scheduler's {@code SchedulerPopFromBackoffQ}.
+   * last failure was an error). Default: true, as kube-scheduler's
+   * {@code SchedulerPopFromBackoffQ}.
+   *
+   * @param enabled true to let an idle consumer try a rejected item before its back-off ends;
+   *     false to hand out only items of activeQ
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> popFromBackoff(boolean enabled) {
     this.popFromBackoff = enabled;
@@ -147,6 +188,9 @@ public final class SchedulingQueueBuilder<K, T> {
    * Whether back-off expiries are truncated to 1 s windows, items of one window ordered by
    * the activeQ order; an item whose window is the current one is still backing off.
    * Default: true (kube-scheduler aligns whenever pop-from-backoff is on).
+   *
+   * @param enabled true to align expiries to 1 s windows; false to use exact expiries
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> alignBackoffToWindow(boolean enabled) {
     this.alignBackoffToWindow = enabled;
@@ -156,6 +200,10 @@ public final class SchedulingQueueBuilder<K, T> {
   /**
    * Whether a registration also requires the incoming action mask to be numerically at most
    * the registered one, as kube-scheduler's {@code ClusterEvent.Match} does. Default: true.
+   *
+   * @param enabled true for kube-scheduler's matching (an incoming {@code ADD|UPDATE} does not
+   *     match a registration for {@code ADD}); false to match whenever the masks intersect
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> numericActionMatching(boolean enabled) {
     this.numericActionMatching = enabled;
@@ -167,6 +215,9 @@ public final class SchedulingQueueBuilder<K, T> {
    * full the oldest is dropped and attempts that missed it retry after back-off. Default:
    * 10000.
    *
+   * @param max the capacity of the log in events, positive; each entry keeps the event and
+   *     its old and new objects until no attempt in flight needs it
+   * @return this builder
    * @throws IllegalArgumentException if not positive
    */
   public SchedulingQueueBuilder<K, T> maxInFlightEvents(int max) {
@@ -182,6 +233,10 @@ public final class SchedulingQueueBuilder<K, T> {
    * {@code onEvent} visits only those items instead of the whole pool (kube-scheduler scans
    * the whole pool on every event, #138095). Costs a map entry per item and registered
    * event. Wildcard events still visit every item. Default: false, as kube-scheduler.
+   *
+   * @param enabled true to index the pool by registered event; worth it for large pools with
+   *     many distinct events
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> indexPoolByEvent(boolean enabled) {
     this.indexPoolByEvent = enabled;
@@ -191,6 +246,11 @@ public final class SchedulingQueueBuilder<K, T> {
   /**
    * The events an {@code update(old, new)} stands for (kube: label, spec, toleration updates
    * of a pod). Default: {@link ClusterEvent#ITEM_UPDATE}. Called under the main lock.
+   *
+   * @param updateEvents maps {@code (oldItem, newItem)} to the events the change stands for,
+   *     judged one by one against the hints; an empty collection means the update moves
+   *     nothing out of the pool (a gated item is still re-checked by its gates)
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> updateEvents(
       BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents) {
@@ -201,6 +261,13 @@ public final class SchedulingQueueBuilder<K, T> {
   /**
    * Registers rejector {@code rejector}'s interest in {@code event}: an item it rejected may
    * leave the pool on a matching event if {@code hint} says QUEUE.
+   *
+   * @param rejector the rejector's name, as it appears in {@link Rejectors}
+   * @param event the events of interest: a registration, matched against incoming events as
+   *     {@link ClusterEvent#matches} describes
+   * @param hint decides per item and event whether to move the item ({@link QueueingHint#QUEUE})
+   *     or leave it ({@link QueueingHint#SKIP}); called under the main lock
+   * @return this builder
    */
   public SchedulingQueueBuilder<K, T> hint(String rejector, ClusterEvent event,
       QueueingHintFunction<? super T> hint) {
@@ -211,7 +278,14 @@ public final class SchedulingQueueBuilder<K, T> {
     return this;
   }
 
-  /** Registers {@code rejector}'s interest in {@code event} without a function: always QUEUE. */
+  /**
+   * Registers {@code rejector}'s interest in {@code event} without a function: always QUEUE.
+   *
+   * @param rejector the rejector's name, as it appears in {@link Rejectors}
+   * @param event the events of interest: any matching event moves the items this rejector
+   *     rejected out of the pool
+   * @return this builder
+   */
   public SchedulingQueueBuilder<K, T> hint(String rejector, ClusterEvent event) {
     requireArg(rejector, "rejector");
     requireArg(event, "event");
@@ -222,6 +296,8 @@ public final class SchedulingQueueBuilder<K, T> {
   /**
    * Adds a gate, run (after the earlier ones) before an item enters activeQ.
    *
+   * @param gate the gate; its name must be unique within this builder
+   * @return this builder
    * @throws IllegalArgumentException if a gate of that name exists
    */
   public SchedulingQueueBuilder<K, T> gate(Gate<T> gate) {
@@ -238,6 +314,7 @@ public final class SchedulingQueueBuilder<K, T> {
   /**
    * A queue with these settings.
    *
+   * @return a new, open queue; later changes to this builder do not affect it
    * @throws IllegalArgumentException if the initial back-off exceeds the maximum
    */
   public SchedulingQueue<K, T> build() {

@@ -1,6 +1,6 @@
 package dev.workqueue.scheduling;
 
-import java.util.Objects;
+import dev.workqueue.internal.Checks;
 
 /**
  * Something that changed in the world and may let waiting items be scheduled: a resource, a
@@ -69,8 +69,8 @@ public record ClusterEvent(Resource resource, int actions, String label) {
    * @throws IllegalArgumentException if {@code actions} has no bit of 0 to 30 set
    */
   public ClusterEvent {
-    Objects.requireNonNull(resource, "resource must not be null");
-    Objects.requireNonNull(label, "label must not be null");
+    Checks.nonNull(resource, "resource");
+    Checks.nonNull(label, "label");
     if (actions <= 0) {
       throw new IllegalArgumentException("actions must be a non-zero mask of bits 0 to 30, was "
           + actions);
@@ -88,7 +88,7 @@ public record ClusterEvent(Resource resource, int actions, String label) {
    * @throws IllegalArgumentException if {@code actions} has no bit of 0 to 30 set
    */
   public static ClusterEvent of(Resource resource, int actions) {
-    Objects.requireNonNull(resource, "resource must not be null");
+    Checks.nonNull(resource, "resource");
     return new ClusterEvent(resource, actions, resource + "/" + actionsToString(actions));
   }
 
@@ -112,7 +112,7 @@ public record ClusterEvent(Resource resource, int actions, String label) {
    *     actions (and, with the quirk, a numerically smaller or equal incoming mask)
    */
   public boolean matches(ClusterEvent incoming, boolean numericActionQuirk) {
-    Objects.requireNonNull(incoming, "incoming must not be null");
+    Checks.nonNull(incoming, "incoming");
     if (isWildcard()) {
       return true;
     }

@@ -1,8 +1,8 @@
 package dev.workqueue.scheduling;
 
-import static dev.workqueue.scheduling.SchedulingQueueBuilder.requireArg;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -76,7 +76,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
 
   @Override
   public void add(T item) {
-    requireArg(item, "item");
+    Checks.nonNull(item, "item");
     K key = keyOf(item);
     lock.lock();
     try {
@@ -96,8 +96,8 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
 
   @Override
   public void requeueFailed(PoppedItem<K, T> popped, Rejectors rejectors) {
-    requireArg(popped, "popped");
-    requireArg(rejectors, "rejectors");
+    Checks.nonNull(popped, "popped");
+    Checks.nonNull(rejectors, "rejectors");
     lock.lock();
     try {
       InFlightLog.Attempt<K, T> attempt;
@@ -139,8 +139,8 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
   @Override
   public void onEvent(ClusterEvent event, Object oldObj, Object newObj,
       Predicate<? super T> preCheck) {
-    requireArg(event, "event");
-    requireArg(preCheck, "preCheck");
+    Checks.nonNull(event, "event");
+    Checks.nonNull(preCheck, "preCheck");
     lock.lock();
     try {
       if (closed || !registrations.isOfInterest(event)) {
@@ -171,8 +171,8 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
 
   @Override
   public void update(T oldItem, T newItem) {
-    requireArg(oldItem, "oldItem");
-    requireArg(newItem, "newItem");
+    Checks.nonNull(oldItem, "oldItem");
+    Checks.nonNull(newItem, "newItem");
     K key = keyOf(newItem);
     if (!key.equals(keyOf(oldItem))) {
       throw new IllegalArgumentException(
@@ -255,7 +255,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
 
   @Override
   public boolean delete(T item) {
-    requireArg(item, "item");
+    Checks.nonNull(item, "item");
     K key = keyOf(item);
     lock.lock();
     try {
@@ -283,10 +283,10 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
 
   @Override
   public void activate(Collection<? extends T> items) {
-    requireArg(items, "items");
+    Checks.nonNull(items, "items");
     List<K> keys = new ArrayList<>(items.size());
     for (T item : items) {
-      keys.add(keyOf(requireArg(item, "item")));
+      keys.add(keyOf(Checks.nonNull(item, "item")));
     }
     String label = ClusterEvent.FORCE_ACTIVATE.label();
     lock.lock();

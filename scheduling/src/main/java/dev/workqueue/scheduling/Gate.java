@@ -1,7 +1,7 @@
 package dev.workqueue.scheduling;
 
+import dev.workqueue.internal.Checks;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
@@ -29,12 +29,12 @@ public record Gate<T>(String name, Predicate<? super T> admits, List<ClusterEven
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public Gate {
-    Objects.requireNonNull(name, "name must not be null");
+    Checks.nonNull(name, "name");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name must not be empty");
     }
-    Objects.requireNonNull(admits, "admits must not be null");
-    Objects.requireNonNull(events, "events must not be null");
+    Checks.nonNull(admits, "admits");
+    Checks.nonNull(events, "events");
     events = List.copyOf(events);
   }
 
@@ -50,7 +50,7 @@ public record Gate<T>(String name, Predicate<? super T> admits, List<ClusterEven
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public static <T> Gate<T> of(String name, Predicate<? super T> admits, ClusterEvent... events) {
-    Objects.requireNonNull(events, "events must not be null");
+    Checks.nonNull(events, "events");
     return new Gate<>(name, admits, List.of(events));
   }
 }

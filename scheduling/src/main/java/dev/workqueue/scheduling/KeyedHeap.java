@@ -1,5 +1,6 @@
 package dev.workqueue.scheduling;
 
+import dev.workqueue.internal.Checks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -77,8 +78,8 @@ public final class KeyedHeap<K, T> {
    *     element is in the heap (see the class comment)
    */
   public KeyedHeap(Function<? super T, ? extends K> keyFunction, Comparator<? super T> comparator) {
-    this.keyFunction = Objects.requireNonNull(keyFunction, "keyFunction must not be null");
-    this.comparator = Objects.requireNonNull(comparator, "comparator must not be null");
+    this.keyFunction = Checks.nonNull(keyFunction, "keyFunction");
+    this.comparator = Checks.nonNull(comparator, "comparator");
   }
 
   /**
@@ -90,7 +91,7 @@ public final class KeyedHeap<K, T> {
    * @throws NullPointerException if {@code element} or its key is null
    */
   public T addOrUpdate(T element) {
-    Objects.requireNonNull(element, "element must not be null");
+    Checks.nonNull(element, "element");
     K key = keyOf(element);
     int hash = spread(key.hashCode());
     Node<K, T> node = find(key, hash);
@@ -274,7 +275,7 @@ public final class KeyedHeap<K, T> {
   }
 
   private Node<K, T> find(K key) {
-    Objects.requireNonNull(key, "key must not be null");
+    Checks.nonNull(key, "key");
     return find(key, spread(key.hashCode()));
   }
 

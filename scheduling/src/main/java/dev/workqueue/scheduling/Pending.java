@@ -1,7 +1,7 @@
 package dev.workqueue.scheduling;
 
+import dev.workqueue.internal.Checks;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * A snapshot of the items waiting in a scheduling queue.
@@ -22,6 +22,6 @@ public record Pending<T>(List<T> items, String summary) {
    */
   public Pending {
     items = List.copyOf(items);
-    Objects.requireNonNull(summary, "summary must not be null");
+    Checks.nonNull(summary, "summary");
   }
 }

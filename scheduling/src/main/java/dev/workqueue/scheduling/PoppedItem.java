@@ -1,6 +1,6 @@
 package dev.workqueue.scheduling;
 
-import java.util.Objects;
+import dev.workqueue.internal.Checks;
 
 /**
  * An item handed out by {@link SchedulingQueue#pop}, with the id of this attempt. Pass it
@@ -26,7 +26,7 @@ public record PoppedItem<K, T>(T item, K key, long id, int attempts) {
    * @throws NullPointerException if {@code item} or {@code key} is null
    */
   public PoppedItem {
-    Objects.requireNonNull(item, "item must not be null");
-    Objects.requireNonNull(key, "key must not be null");
+    Checks.nonNull(item, "item");
+    Checks.nonNull(key, "key");
   }
 }

@@ -1,5 +1,6 @@
 package dev.workqueue.scheduling;
 
+import dev.workqueue.internal.Checks;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -48,7 +49,7 @@ public record Rejectors(Set<String> unschedulable, Set<String> pending) {
    * @return rejectors with these unschedulable names and no pending one
    */
   public static Rejectors unschedulable(String... names) {
-    Objects.requireNonNull(names, "names must not be null");
+    Checks.nonNull(names, "names");
     return new Rejectors(Set.of(names), Set.of());
   }
 
@@ -60,7 +61,7 @@ public record Rejectors(Set<String> unschedulable, Set<String> pending) {
    * @return rejectors with these pending names and no unschedulable one
    */
   public static Rejectors pending(String... names) {
-    Objects.requireNonNull(names, "names must not be null");
+    Checks.nonNull(names, "names");
     return new Rejectors(Set.of(), Set.of(names));
   }
 
@@ -85,7 +86,7 @@ public record Rejectors(Set<String> unschedulable, Set<String> pending) {
   }
 
   private static Set<String> copy(Set<String> names, String what) {
-    Objects.requireNonNull(names, what + " must not be null");
+    Checks.nonNull(names, what);
     Set<String> copy = new LinkedHashSet<>();
     for (String n : names) {
       copy.add(Objects.requireNonNull(n, what + " must not contain null"));

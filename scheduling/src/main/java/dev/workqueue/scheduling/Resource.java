@@ -1,6 +1,6 @@
 package dev.workqueue.scheduling;
 
-import java.util.Objects;
+import dev.workqueue.internal.Checks;
 
 /**
  * The kind of thing an event is about ("node", "volume", "item"), optionally a child of a
@@ -26,7 +26,7 @@ public record Resource(String name, Resource parent) {
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public Resource {
-    Objects.requireNonNull(name, "name must not be null");
+    Checks.nonNull(name, "name");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name must not be empty");
     }
@@ -73,7 +73,7 @@ public record Resource(String name, Resource parent) {
    * @return true if a registration for this resource should see the event
    */
   public boolean covers(Resource incoming) {
-    Objects.requireNonNull(incoming, "incoming must not be null");
+    Checks.nonNull(incoming, "incoming");
     if (isWildcard()) {
       return true;
     }

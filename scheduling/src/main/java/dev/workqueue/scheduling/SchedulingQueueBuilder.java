@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -50,7 +49,7 @@ public final class SchedulingQueueBuilder<K, T> {
   final List<Gate<T>> gates = new ArrayList<>();
 
   SchedulingQueueBuilder(Function<? super T, ? extends K> keyFunction) {
-    this.keyFunction = requireArg(keyFunction, "keyFunction");
+    this.keyFunction = Checks.nonNull(keyFunction, "keyFunction");
   }
 
   /**
@@ -62,7 +61,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public SchedulingQueueBuilder<K, T> name(String name) {
-    requireArg(name, "name");
+    Checks.nonNull(name, "name");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name must not be empty");
     }
@@ -78,7 +77,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> clock(Clock clock) {
-    this.clock = requireArg(clock, "clock");
+    this.clock = Checks.nonNull(clock, "clock");
     return this;
   }
 
@@ -90,7 +89,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> metricsProvider(SchedulingMetricsProvider provider) {
-    this.metricsProvider = requireArg(provider, "provider");
+    this.metricsProvider = Checks.nonNull(provider, "provider");
     return this;
   }
 
@@ -103,7 +102,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> priority(ToIntFunction<? super T> priority) {
-    this.priority = requireArg(priority, "priority");
+    this.priority = Checks.nonNull(priority, "priority");
     return this;
   }
 
@@ -118,7 +117,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> comparator(Comparator<? super QueuedItem<K, T>> comparator) {
-    this.comparator = requireArg(comparator, "comparator");
+    this.comparator = Checks.nonNull(comparator, "comparator");
     return this;
   }
 
@@ -162,7 +161,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @throws IllegalArgumentException if not positive
    */
   public SchedulingQueueBuilder<K, T> maxStayInPool(Duration max) {
-    requireArg(max, "max");
+    Checks.nonNull(max, "max");
     if (max.isNegative() || max.isZero()) {
       throw new IllegalArgumentException("max must be positive, was " + max);
     }
@@ -254,7 +253,7 @@ public final class SchedulingQueueBuilder<K, T> {
    */
   public SchedulingQueueBuilder<K, T> updateEvents(
       BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents) {
-    this.updateEvents = requireArg(updateEvents, "updateEvents");
+    this.updateEvents = Checks.nonNull(updateEvents, "updateEvents");
     return this;
   }
 
@@ -271,9 +270,9 @@ public final class SchedulingQueueBuilder<K, T> {
    */
   public SchedulingQueueBuilder<K, T> hint(String rejector, ClusterEvent event,
       QueueingHintFunction<? super T> hint) {
-    requireArg(rejector, "rejector");
-    requireArg(event, "event");
-    requireArg(hint, "hint");
+    Checks.nonNull(rejector, "rejector");
+    Checks.nonNull(event, "event");
+    Checks.nonNull(hint, "hint");
     hints.add(new Registrations.Hint<>(rejector, event, hint));
     return this;
   }
@@ -287,8 +286,8 @@ public final class SchedulingQueueBuilder<K, T> {
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> hint(String rejector, ClusterEvent event) {
-    requireArg(rejector, "rejector");
-    requireArg(event, "event");
+    Checks.nonNull(rejector, "rejector");
+    Checks.nonNull(event, "event");
     hints.add(new Registrations.Hint<>(rejector, event, null));
     return this;
   }
@@ -301,7 +300,7 @@ public final class SchedulingQueueBuilder<K, T> {
    * @throws IllegalArgumentException if a gate of that name exists
    */
   public SchedulingQueueBuilder<K, T> gate(Gate<T> gate) {
-    requireArg(gate, "gate");
+    Checks.nonNull(gate, "gate");
     for (Gate<T> g : gates) {
       if (g.name().equals(gate.name())) {
         throw new IllegalArgumentException("duplicate gate name: " + gate.name());
@@ -339,9 +338,5 @@ public final class SchedulingQueueBuilder<K, T> {
       int c = base.compare(a, b);
       return c != 0 ? c : Long.compare(a.sequence(), b.sequence());
     };
-  }
-
-  static <V> V requireArg(V value, String name) {
-    return Objects.requireNonNull(value, () -> name + " must not be null");
   }
 }

@@ -18,7 +18,8 @@ import java.util.concurrent.locks.Lock;
  * <p>The unfinished-work and longest-running gauges are refreshed every period while
  * something is processing: the refresh is armed when the first item starts processing and
  * disarms itself (after setting both gauges to 0) once nothing is, so an idle queue has
- * nothing scheduled.
+ * nothing scheduled. After a shutdown the refresh stops (as client-go's), and the done that
+ * leaves nothing processing sets both gauges to 0.
  */
 final class LiveQueueMetrics<T> implements QueueMetrics<T> {
   private final Clock clock;
@@ -78,6 +79,14 @@ final class LiveQueueMetrics<T> implements QueueMetrics<T> {
     if (startedAt != null) {
       workDuration.observe(TimeMath.toSeconds(clock.nanoTime() - startedAt));
     }
+    if (stopped && startTimes.isEmpty()) {
+      idle(); // no refresh after a shutdown: the last done reports that nothing runs
+    }
+  }
+
+  private void idle() {
+    unfinishedWork.set(0);
+    longestRunning.set(0);
   }
 
   @Override
@@ -91,6 +100,9 @@ final class LiveQueueMetrics<T> implements QueueMetrics<T> {
     if (refresh != null) {
       refresh.cancel();
       refresh = null;
+    }
+    if (startTimes.isEmpty()) {
+      idle();
     }
   }
 

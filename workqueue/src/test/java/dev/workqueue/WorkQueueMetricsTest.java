@@ -76,6 +76,26 @@ class WorkQueueMetricsTest {
     assertFalse(clock.hasWaiters(), "an idle queue keeps nothing scheduled");
   }
 
+  /**
+   * After a shutdown the refresh stops (as client-go's), but the gauges of work in progress
+   * must not stay frozen at their last non-zero values once the last item is done: a dashboard
+   * would show work running on a queue that has finished.
+   */
+  @Test
+  void workInProgressGauges_readZero_onceTheLastItemIsDone_afterShutdown() throws Exception {
+    WorkQueue<String> q = named("q");
+    q.add("a");
+    assertEquals("a", take(q));
+    clock.stepMillis(500); // the first refresh: a has run for 0.5 s
+    assertEquals(0.5, metrics.value("q", UNFINISHED_WORK), EPS);
+    q.shutDown();
+    clock.stepMillis(500);
+    q.done("a");
+    clock.stepMillis(500);
+    assertEquals(0.0, metrics.value("q", UNFINISHED_WORK), "nothing is processing");
+    assertEquals(0.0, metrics.value("q", LONGEST_RUNNING), "nothing is processing");
+  }
+
   @Test
   void refresh_runsEveryPeriodWhileProcessing() throws Exception {
     WorkQueue<String> q = WorkQueue.<String>builder()

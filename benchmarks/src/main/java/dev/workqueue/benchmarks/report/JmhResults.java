@@ -1,151 +1,98 @@
 package dev.workqueue.benchmarks.report;
 
+import com.google.gson.Gson;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * The figures of one JMH JSON result file, looked up by benchmark, metric and parameter. Each
- * figure is the <em>median</em> over all measured iterations of all forks (PERF.md compares
- * medians), with JMH's 99.9% error of the mean and the spread (min and max over those
- * iterations) beside it.
+ * The figures of one JMH JSON result file, read by Gson. Each figure is the <em>median</em> over
+ * all measured iterations of all forks (PERF.md compares medians), with JMH's 99.9% error of the
+ * mean and the spread (min and max over those iterations).
  */
 final class JmhResults {
+  /** What the report reads of one result in the file. */
+  record Result(String benchmark, Map<String, String> params, Metric primaryMetric,
+      Map<String, Metric> secondaryMetrics) {}
+
+  /** One metric; JMH writes a NaN error as the string "NaN", which Gson reads as a double. */
+  record Metric(double score, double scoreError, Map<String, Double> scorePercentiles,
+      List<List<Double>> rawData) {}
 
   /** One figure: {@code bench} is "Class.method", {@code metric} "" for the primary one. */
-  record Figure(String bench, String metric, Map<String, Object> params, double median,
-      double error, String unit, int samples, double min, double max) {
-
-    /** Whether this figure's spread over iterations overlaps {@code other}'s. */
+  record Figure(String bench, String metric, Map<String, String> params, double median,
+      double error, double min, double max) {
     boolean overlaps(Figure other) {
       return min <= other.max && other.min <= max;
     }
   }
 
-  /** The run's settings and JVM, from the first result. */
-  record RunInfo(String jdk, String vm, String jmh, int forks, int warmupIterations,
-      String warmupTime, int measurementIterations, String measurementTime) {}
+  /** The run's settings and JVM: the first result's plain fields ("forks", "jdkVersion"...). */
+  final Map<String, String> run = new HashMap<>();
+  private final List<Figure> figures = new ArrayList<>();
 
-  final List<Figure> figures = new ArrayList<>();
-  final RunInfo run;
-
-  @SuppressWarnings("unchecked")
   JmhResults(String json) {
-    List<Object> results = (List<Object>) Json.parse(json);
-    RunInfo info = null;
-    for (Object o : results) {
-      Map<String, Object> r = (Map<String, Object>) o;
-      String full = (String) r.get("benchmark");
-      String[] parts = full.split("\\.");
-      String bench = parts[parts.length - 2] + "." + parts[parts.length - 1];
-      Map<String, Object> params = (Map<String, Object>) r.getOrDefault("params", Map.of());
-      figures.add(figure(bench, "", params, (Map<String, Object>) r.get("primaryMetric")));
-      Map<String, Object> secondary =
-          (Map<String, Object>) r.getOrDefault("secondaryMetrics", Map.of());
-      for (Map.Entry<String, Object> e : secondary.entrySet()) {
-        String name = e.getKey().replace("\u00b7", ""); // JMH prefixes profiler metrics with '·'
-        figures.add(figure(bench, name, params, (Map<String, Object>) e.getValue()));
-      }
-      if (info == null) {
-        info = new RunInfo(
-            str(r.get("jdkVersion")), str(r.get("vmName")) + " " + str(r.get("vmVersion")),
-            str(r.get("jmhVersion")), num(r.get("forks")), num(r.get("warmupIterations")),
-            str(r.get("warmupTime")), num(r.get("measurementIterations")),
-            str(r.get("measurementTime")));
+    Gson gson = new Gson();
+    JsonArray all = gson.fromJson(json, JsonArray.class);
+    if (!all.isEmpty()) {
+      all.get(0).getAsJsonObject().entrySet().stream().filter(e -> e.getValue().isJsonPrimitive())
+          .forEach(e -> run.put(e.getKey(), e.getValue().getAsString()));
+    }
+    for (JsonElement e : all) {
+      Result r = gson.fromJson(e, Result.class);
+      String[] name = r.benchmark().split("\\.");
+      String bench = name[name.length - 2] + "." + name[name.length - 1];
+      Map<String, String> params = r.params() == null ? Map.of() : r.params();
+      figures.add(figure(bench, "", params, r.primaryMetric()));
+      if (r.secondaryMetrics() != null) { // older JMH prefixes profiler metrics with '·'
+        r.secondaryMetrics().forEach((k, m) ->
+            figures.add(figure(bench, k.replace("\u00b7", ""), params, m)));
       }
     }
-    run = info;
   }
 
   static JmhResults read(Path file) throws IOException {
     return new JmhResults(Files.readString(file));
   }
 
-  @SuppressWarnings("unchecked")
-  private static Figure figure(String bench, String metric, Map<String, Object> params,
-      Map<String, Object> m) {
-    Map<String, Object> pct = (Map<String, Object>) m.getOrDefault("scorePercentiles", Map.of());
-    Object median = pct.containsKey("50.0") ? pct.get("50.0") : m.get("score");
-    List<Object> raw = (List<Object>) m.getOrDefault("rawData", List.of());
-    int samples = 0;
-    double min = Double.NaN;
-    double max = Double.NaN;
-    for (Object fork : raw) {
-      for (Object v : (List<Object>) fork) {
-        double x = dbl(v);
-        samples++;
-        if (!Double.isNaN(x)) {
-          min = Double.isNaN(min) ? x : Math.min(min, x);
-          max = Double.isNaN(max) ? x : Math.max(max, x);
-        }
-      }
-    }
-    return new Figure(bench, metric, params, dbl(median), dbl(m.get("scoreError")),
-        str(m.get("scoreUnit")), samples, min, max);
+  private static Figure figure(String bench, String metric, Map<String, String> params,
+      Metric m) {
+    Double p50 = m.scorePercentiles() == null ? null : m.scorePercentiles().get("50.0");
+    DoubleSummaryStatistics raw = (m.rawData() == null ? List.<List<Double>>of() : m.rawData())
+        .stream().flatMap(List::stream).mapToDouble(Double::doubleValue)
+        .filter(x -> !Double.isNaN(x)).summaryStatistics();
+    boolean none = raw.getCount() == 0;
+    return new Figure(bench, metric, params, p50 == null ? m.score() : p50, m.scoreError(),
+        none ? Double.NaN : raw.getMin(), none ? Double.NaN : raw.getMax());
   }
 
   /**
-   * The figure of {@code bench} ("Class.method"), {@code metric} ("" for primary; a suffix
-   * such as "gc.alloc.rate.norm" matches), whose {@code queue} param (if any) is {@code queue}
-   * (null: any).
+   * The figure {@code ref} names: "Class.method[:metric] [param=value]...". No metric: the
+   * primary one; a metric matches any that ends so ("gc.alloc.rate.norm"); params not named may
+   * have any value.
    */
-  Optional<Figure> find(String bench, String metric, String queue) {
-    for (Figure f : figures) {
-      if (f.bench.equals(bench)
-          && (metric.isEmpty() ? f.metric.isEmpty() : f.metric.endsWith(metric))
-          && (queue == null || queue.equals(f.params.get("queue")))) {
-        return Optional.of(f);
-      }
-    }
-    return Optional.empty();
+  Optional<Figure> fig(String ref) {
+    String[] words = ref.split(" ");
+    String[] name = (words[0] + ":").split(":");
+    String metric = name.length > 1 ? name[1] : "";
+    return figures.stream().filter(f -> f.bench.equals(name[0])
+        && (metric.isEmpty() ? f.metric.isEmpty() : f.metric.endsWith(metric))
+        && List.of(words).subList(1, words.length).stream().allMatch(p -> {
+          String[] kv = p.split("=", 2);
+          return kv[1].equals(f.params.get(kv[0]));
+        })).findFirst();
   }
 
-  /** Like {@link #find} but matching any parameter named {@code param} with value {@code v}. */
-  Optional<Figure> findParam(String bench, String metric, String param, String v) {
-    for (Figure f : figures) {
-      if (f.bench.equals(bench)
-          && (metric.isEmpty() ? f.metric.isEmpty() : f.metric.endsWith(metric))
-          && v.equals(f.params.get(param))) {
-        return Optional.of(f);
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * The figure of {@code bench} and {@code metric} (as in {@link #find}) whose params have the
-   * given values: {@code params} is name, value, name, value...
-   */
-  Optional<Figure> where(String bench, String metric, String... params) {
-    search:
-    for (Figure f : figures) {
-      if (!f.bench.equals(bench)
-          || !(metric.isEmpty() ? f.metric.isEmpty() : f.metric.endsWith(metric))) {
-        continue;
-      }
-      for (int i = 0; i < params.length; i += 2) {
-        if (!params[i + 1].equals(f.params.get(params[i]))) {
-          continue search;
-        }
-      }
-      return Optional.of(f);
-    }
-    return Optional.empty();
-  }
-
-  private static String str(Object o) {
-    return o == null ? "?" : o.toString();
-  }
-
-  private static int num(Object o) {
-    return o instanceof Double ? ((Double) o).intValue() : 0;
-  }
-
-  private static double dbl(Object o) {
-    return o instanceof Double ? (Double) o : Double.NaN; // "NaN" arrives as a string
+  /** {@code a ÷ b} of the medians of two figures, if both were measured. */
+  Optional<Double> ratio(String a, String b) {
+    return fig(a).flatMap(x -> fig(b).map(y -> x.median / y.median));
   }
 }

@@ -2,70 +2,77 @@ package dev.workqueue.benchmarks.report;
 
 import dev.workqueue.benchmarks.report.JmhResults.Figure;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Turns a JMH JSON result file into {@code benchmarks/RESULTS.md} (machine, JDK, date, each
- * figure beside its same-run baseline with the ratio, and the PERF.md bars: held, missed, or
- * not measured yet) and an SVG bar chart of hand-off throughput.
+ * Turns a JMH JSON result file into {@code benchmarks/RESULTS.md} and two SVG charts ({@link
+ * Charts}). The text is {@code results-template.md} beside this class; this class fills in the
+ * run's facts and the tables' rows (toolkit ÷ same-run baselines), {@link Bars} the PERF.md bars.
  *
  * <p>Run by {@code benchmarks/run.sh}; by hand: {@code java -cp benchmarks/target/benchmarks.jar
- * dev.workqueue.benchmarks.report.ResultsReport RESULT.json RESULTS.md CHART.svg PROFILE}.
- *
- * <p>What is compared with what lives in {@link #QUEUES}, the {@code *Table} methods and
- * {@link Bars}: a new scenario adds a table there, a new toolkit figure replaces a "not
- * measured yet" in {@link Bars}.
+ * dev.workqueue.benchmarks.report.ResultsReport RESULT.json RESULTS.md CHART.svg PROFILE} (the
+ * lateness chart goes beside CHART.svg). What JMH does not record comes as {@code
+ * -Dreport.loadavg}, {@code -Dreport.note}, {@code -Dreport.peerDrops}, {@code
+ * -Dreport.idleThreads}.
  */
 public final class ResultsReport {
-  /** The work-queue contenders by their {@code queue} param, in report order. */
-  static final List<String[]> QUEUES = List.of(
-      new String[] {"toolkit", "toolkit `WorkQueue`"},
-      new String[] {"naive", "naive (client-go shape)"},
-      new String[] {"abq", "`ArrayBlockingQueue`"},
-      new String[] {"lbq", "`LinkedBlockingQueue`"},
-      new String[] {"peer", "peer `DefaultWorkQueue` (client-java-extended)"});
+  /** The work-queue contenders: {@code queue} param and label, in report order. */
+  static final String[][] QUEUES = {
+      {"toolkit", "toolkit `WorkQueue`"}, {"naive", "naive (client-go shape)"},
+      {"abq", "`ArrayBlockingQueue`"}, {"lbq", "`LinkedBlockingQueue`"},
+      {"peer", "peer `DefaultWorkQueue` (client-java-extended)"}};
+  /** The delaying-queue contenders, likewise. */
+  static final String[][] DELAYING = {
+      {"toolkit", "toolkit `DelayingQueue`"}, {"delayqueue", "`DelayQueue`"},
+      {"peer", "peer `DefaultDelayingQueue` (client-java-extended)"}};
+  /** The contenders of the delayed-item cost tables, each beside DelayQueue. */
+  static final String[][] DELAY_COST = {DELAYING[0],
+      {"toolkit-named", "toolkit `DelayingQueue`, named, live metrics"}, DELAYING[1]};
+  /** The lateness scenarios: table label, chart label, benchmark, params. */
+  static final String[][] LATENESS = {
+      {"sparse", "sparse", "LatenessBenchmark.sparse", " pending=0"},
+      {"sparse", "sparse, 1 M pending", "LatenessBenchmark.sparse", " pending=1000000"},
+      {"100 k/s", "100 k/s", "LatenessBenchmark.rate100k", " pending=0"},
+      {"100 k/s", "100 k/s, 1 M pending", "LatenessBenchmark.rate100k", " pending=1000000"},
+      {"saturated", "saturated (1 M/s)", "SaturatedLatenessBenchmark.saturated", ""}};
 
-  /** A column of a work-queue table: one figure of one benchmark. */
-  record Column(String header, String bench, String metric, Unit unit, boolean ratio) {}
-
-  /** How a figure is shown, and whether more is better. */
-  enum Unit {
-    MOPS("M ops/s", 1e-6, "%.2f", true),
-    NS("ns/op", 1, "%.1f", false),
-    BYTES("B/op", 1, "%.0f", false);
-
-    final String label;
-    final double scale;
-    final String format;
-    final boolean higherIsBetter;
-
-    Unit(String label, double scale, String format, boolean higherIsBetter) {
-      this.label = label;
-      this.scale = scale;
-      this.format = format;
-      this.higherIsBetter = higherIsBetter;
+  /** How a figure is shown: scaled, formatted, with JMH's error or without. */
+  record Unit(double scale, String format, boolean error) {
+    String show(double raw) {
+      return Double.isNaN(raw) ? "n/a" : fmt(format, raw * scale);
     }
 
-    String show(double raw) {
-      return Double.isNaN(raw) ? "n/a" : String.format(Locale.ROOT, format, raw * scale);
+    String show(Figure f) {
+      return show(f.median()) + (error && !Double.isNaN(f.error()) ? " ± " + show(f.error()) : "");
     }
   }
 
-  private final JmhResults results;
+  static final Unit MOPS = new Unit(1e-6, "%.2f", true);
+  static final Unit NS = new Unit(1, "%.1f", true);
+  static final Unit BYTES = new Unit(1, "%.0f", false);
+
+  /** A column of a work-queue table: a figure without its queue param; then toolkit ÷ this? */
+  record Column(String ref, Unit unit, boolean ratio) {}
+
+  private final JmhResults r;
   private final String profile;
-  private final StringBuilder md = new StringBuilder();
 
   ResultsReport(JmhResults results, String profile) {
-    this.results = results;
+    this.r = results;
     this.profile = profile;
   }
 
@@ -75,359 +82,248 @@ public final class ResultsReport {
       System.exit(2);
     }
     Path json = Path.of(args[0]);
-    JmhResults results = JmhResults.read(json);
-    ResultsReport report = new ResultsReport(results, args[3]);
+    Path md = Path.of(args[1]);
     Path svg = Path.of(args[2]);
-    Path mdFile = Path.of(args[1]);
-    String relativeSvg = mdFile.toAbsolutePath().getParent().relativize(svg.toAbsolutePath())
-        .toString().replace('\\', '/');
-    Files.writeString(mdFile, report.markdown(Files.getLastModifiedTime(json), relativeSvg));
-    Files.writeString(svg, HandOffChart.svg(results, report.profile));
-    Path latenessSvg = svg.resolveSibling("lateness.svg");
-    Files.writeString(latenessSvg, LatenessChart.svg(results, report.profile));
-    System.out.println("wrote " + mdFile + ", " + svg + " and " + latenessSvg);
+    JmhResults results = JmhResults.read(json);
+    String chart = md.toAbsolutePath().getParent().relativize(svg.toAbsolutePath()).toString();
+    Files.writeString(md, new ResultsReport(results, args[3])
+        .markdown(Files.getLastModifiedTime(json), chart.replace('\\', '/')));
+    Path lateness = svg.resolveSibling("lateness.svg");
+    Charts.write(results, args[3], svg, lateness);
+    System.out.println("wrote " + md + ", " + svg + " and " + lateness);
   }
 
-  String markdown(FileTime runTime, String chartPath) {
-    header(runTime);
-    md.append("![hand-off throughput](").append(chartPath).append(")\n\n");
-    queueTable("Hand-off throughput (distinct keys)",
-        "Producers add, consumers get → done (put/take for the plain queues); at most 1024 "
-            + "items in flight. Figure: the consumers' rate. `HandOffBenchmark`.",
-        List.of(
-            new Column("1P+1C", "HandOffBenchmark.p1c1", "p1c1_consume", Unit.MOPS, true),
-            new Column("2P+2C", "HandOffBenchmark.p2c2", "p2c2_consume", Unit.MOPS, true)),
-        "PERF.md, for orientation: ABQ 8.5 / 7.2, LBQ 4.4 / 2.8, naive 2.3 / 2.1 M/s.");
-    queueTable("add + get + done, one thread",
-        "One item's round trip on one thread (ABQ: put + take, the offer + poll lock path). "
-            + "`OneThreadBenchmark`.",
-        List.of(
-            new Column("time", "OneThreadBenchmark.addGetDone", "", Unit.NS, true),
-            new Column("alloc", "OneThreadBenchmark.addGetDone", "gc.alloc.rate.norm",
-                Unit.BYTES, false)),
-        "PERF.md, for orientation: naive 205 ns and 64 B, ABQ offer+poll 66 ns.");
-    queueTable("Dedup-hit add",
-        "Adding an item that is already queued (1024 queued). `DedupHitBenchmark`.",
-        List.of(
-            new Column("time", "DedupHitBenchmark.addQueued", "", Unit.NS, true),
-            new Column("alloc", "DedupHitBenchmark.addQueued", "gc.alloc.rate.norm",
-                Unit.BYTES, false)),
-        "PERF.md, for orientation: naive 39 ns.");
-    queueTable("Add storm: consumer rate",
-        "Two producers re-add 16 hot keys non-stop; one consumer gets → done. Figure: the "
-            + "consumer's rate. `AddStormBenchmark`.",
-        List.of(new Column("consumer", "AddStormBenchmark.storm", "storm_consume", Unit.MOPS,
-            true)),
-        null);
-    delayedTables(chartPath.contains("/")
-        ? chartPath.substring(0, chartPath.lastIndexOf('/') + 1) + "lateness.svg"
-        : "lateness.svg");
-    delayCostTables();
-    priorityTable();
-    baselineTable();
-    new Bars(results, md, profile).write();
-    return md.toString();
+  /** RESULTS.md of a run whose JSON was written at {@code runTime}, with its hand-off chart. */
+  String markdown(FileTime runTime, String chartPath) throws IOException {
+    Map<String, String> v = new HashMap<>(r.run);
+    boolean full = profile.equals("full");
+    v.put("profile", profile);
+    v.put("quickProfile", full ? "" : profile);
+    v.put("quickForks", full ? "" : v.get("forks"));
+    v.put("date", DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
+        .format(runTime.toInstant().atZone(ZoneOffset.UTC)));
+    v.put("machine", machine());
+    v.put("loadavg", System.getProperty("report.loadavg", "").trim());
+    v.put("note", System.getProperty("report.note", "").trim());
+    String drops = System.getProperty("report.peerDrops", "").trim();
+    v.put("peerDrops", drops.isEmpty() ? "was not run" : drops);
+    v.put("handoffChart", chartPath);
+    v.put("latenessChart", chartPath.replaceFirst("[^/]*$", "lateness.svg"));
+    v.put("handoff", queueRows(new Column("HandOffBenchmark.p1c1:p1c1_consume", MOPS, true),
+        new Column("HandOffBenchmark.p2c2:p2c2_consume", MOPS, true)));
+    v.put("oneThread", queueRows(new Column("OneThreadBenchmark.addGetDone", NS, true),
+        new Column("OneThreadBenchmark.addGetDone:gc.alloc.rate.norm", BYTES, false)));
+    v.put("dedupHit", queueRows(new Column("DedupHitBenchmark.addQueued", NS, true),
+        new Column("DedupHitBenchmark.addQueued:gc.alloc.rate.norm", BYTES, false)));
+    v.put("addStorm", queueRows(new Column("AddStormBenchmark.storm:storm_consume", MOPS, true)));
+    v.put("addAfter", addAfterRows());
+    v.put("lateness", latenessRows());
+    v.put("memory", memoryRows());
+    v.put("delayedCpu", spreadRows("DelayedCpuBenchmark.produce", " consumers=", List.of("1", "4"),
+        "cpu_ns_per_item %.0f", "vcsw_per_item %.3f", "delivered %.0f"));
+    v.put("massDueAdd", spreadRows("MassDueAddBenchmark.massFallsDue", null, List.of(""),
+        "max_add_us %.0f", "p999_add_us %.1f", "adds %.0f"));
+    v.put("firstOfMany", spreadRows("FirstOfManyDueBenchmark.round", null, List.of(""),
+        "first_p50_us %.1f", "first_p99_us %.1f", "rounds %.0f"));
+    v.put("priority", priorityRows());
+    v.put("bars", new Bars(r).rows());
+    return fill(template(v.get("bars")), v);
   }
 
-  private void header(FileTime runTime) {
-    JmhResults.RunInfo run = results.run;
-    md.append("# Benchmark results (").append(profile).append(" profile)\n\n");
-    if (!"full".equals(profile)) {
-      md.append("> **Quick profile**: ").append(run.forks()).append(" fork × ")
-          .append(run.measurementIterations()).append(" × ").append(run.measurementTime())
-          .append(". A smoke check of the harness and a first look, not evidence: PERF.md "
-              + "judges the bars on at least 2 forks × 5 × 1 s (`benchmarks/run.sh full`).\n\n");
-    }
-    md.append("Generated by `benchmarks/run.sh ").append(profile)
-        .append("` from `benchmarks/results/jmh-").append(profile).append(".json`.\n\n");
-    md.append("| | |\n|---|---|\n");
-    md.append("| date (UTC) | ").append(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
-        .format(runTime.toInstant().atZone(ZoneOffset.UTC))).append(" |\n");
-    md.append("| machine | ").append(Machine.describe()).append(" |\n");
-    String load = System.getProperty("report.loadavg", "");
-    if (!load.isBlank()) {
-      md.append("| load average when the report was written, just after the run (1/5/15 min) | ").append(load.trim())
-          .append(" (other builds share the cores; more than the core count means the "
-              + "figures were squeezed) |\n");
-    }
-    String note = System.getProperty("report.note", "");
-    if (!note.isBlank()) {
-      md.append("| note | ").append(note.trim()).append(" |\n");
-    }
-    md.append("| JDK | ").append(run.jdk()).append(", ").append(run.vm()).append(" |\n");
-    md.append("| JMH | ").append(run.jmh()).append(": ").append(run.forks()).append(" fork(s), ")
-        .append(run.warmupIterations()).append(" × ").append(run.warmupTime())
-        .append(" warm-up, ").append(run.measurementIterations()).append(" × ")
-        .append(run.measurementTime()).append(" measured |\n\n");
-    md.append("Figures are medians over all measured iterations of all forks; ± is JMH's "
-        + "99.9% error of the mean. Ratios are toolkit ÷ that row, same run: for rates more "
-        + "is better, for times and bytes less is better.\n\n");
-  }
-
-  private void queueTable(String title, String what, List<Column> columns, String note) {
-    md.append("## ").append(title).append("\n\n").append(what).append("\n\n");
-    StringBuilder head = new StringBuilder("| queue |");
-    StringBuilder rule = new StringBuilder("|---|");
-    for (Column c : columns) {
-      head.append(' ').append(c.header).append(" (").append(c.unit.label).append(") |");
-      rule.append("---:|");
-      if (c.ratio) {
-        head.append(" toolkit ÷ this |");
-        rule.append("---:|");
-      }
-    }
-    md.append(head).append('\n').append(rule).append('\n');
-    boolean any = false;
+  /** One row per {@link #QUEUES} contender measured in any column. */
+  private String queueRows(Column... columns) {
+    List<String> rows = new ArrayList<>();
     for (String[] q : QUEUES) {
-      List<Optional<Figure>> cells = columns.stream()
-          .map(c -> results.find(c.bench, c.metric, q[0])).collect(Collectors.toList());
-      if (cells.stream().allMatch(Optional::isEmpty)) {
-        continue;
-      }
-      any = true;
-      md.append("| ").append(q[1]).append(" |");
-      for (int i = 0; i < columns.size(); i++) {
-        Column c = columns.get(i);
-        Optional<Figure> f = cells.get(i);
-        md.append(' ').append(f.map(x -> withError(x, c.unit)).orElse("–")).append(" |");
+      List<String> cells = new ArrayList<>(List.of(q[1]));
+      boolean any = false;
+      for (Column c : columns) {
+        Optional<Figure> f = r.fig(c.ref + " queue=" + q[0]);
+        any |= f.isPresent();
+        cells.add(f.map(c.unit::show).orElse("–"));
         if (c.ratio) {
-          Optional<Figure> toolkit = results.find(c.bench, c.metric, "toolkit");
-          String ratio = "–";
-          if ("toolkit".equals(q[0])) {
-            ratio = "";
-          } else if (toolkit.isPresent() && f.isPresent()) {
-            ratio = ratio(toolkit.get().median() / f.get().median());
-          }
-          md.append(' ').append(ratio).append(" |");
+          cells.add(vsToolkit(c.ref + " queue=" + q[0], c.ref + " queue=toolkit", "–"));
         }
       }
-      md.append('\n');
+      if (any) {
+        rows.add(row(cells.toArray(String[]::new)));
+      }
     }
-    if (!any) {
-      md.append("| not measured in this run |\n");
-    }
-    md.append('\n');
-    if (note != null) {
-      md.append(note).append("\n\n");
-    }
+    return rows(rows);
   }
 
-  /** The delaying queues this report knows, by their {@code queue} param, in report order. */
-  static final List<String[]> DELAYING = List.of(
-      new String[] {"toolkit", "toolkit `DelayingQueue`"},
-      new String[] {"delayqueue", "`DelayQueue`"},
-      new String[] {"peer", "peer `DefaultDelayingQueue` (client-java-extended)"});
-
-  /** addAfter with 1 M pending, lateness, memory per pending item: toolkit, JDK, peer. */
-  private void delayedTables(String latenessChartPath) {
-    md.append("## addAfter with 1 M pending\n\n")
-        .append("100 k inserts due 1–2 h ahead into a queue rebuilt per iteration with 1 M "
-            + "such items (array room made beforehand). `DelayedInsertBenchmark`. Single-shot "
-            + "iterations: `-prof gc` would count the rebuild too, so no B/op is shown.\n\n")
-        .append("| queue | time (ns/insert) | toolkit ÷ this |\n|---|---:|---:|\n");
-    String[][] inserts = {
-        {"toolkit `DelayingQueue.addAfter`", "toolkitAddAfter", "PERF.md bar: ≤ 1.5× DelayQueue"},
-        {"`DelayQueue.offer`", "delayQueueOffer", "PERF.md: 196 ns"},
-        {"`PriorityQueue.offer` (no lock)", "priorityQueueOffer", "PERF.md: 158 ns"},
+  private String addAfterRows() {
+    String d = "DelayedInsertBenchmark.";
+    List<String> rows = new ArrayList<>();
+    for (String[] i : new String[][] {{"toolkit `DelayingQueue.addAfter`", "toolkitAddAfter"},
+        {"`DelayQueue.offer`", "delayQueueOffer"},
+        {"`PriorityQueue.offer` (no lock)", "priorityQueueOffer"},
         {"peer `DefaultDelayingQueue.addAfter`, paced so nothing drops (see below)",
-            "peerAddAfter", ""}};
-    Optional<Figure> toolkitInsert =
-        results.find("DelayedInsertBenchmark.toolkitAddAfter", "", null);
-    boolean any = false;
-    for (String[] row : inserts) {
-      Optional<Figure> f = results.find("DelayedInsertBenchmark." + row[1], "", null);
-      if (f.isEmpty()) {
-        continue;
-      }
-      any = true;
-      String r = row[1].equals("toolkitAddAfter") || toolkitInsert.isEmpty() ? ""
-          : ratio(toolkitInsert.get().median() / f.get().median());
-      md.append("| ").append(row[0]).append(" | ").append(withError(f.get(), Unit.NS))
-          .append(" | ").append(r).append(" |\n");
+            "peerAddAfter"}}) {
+      r.fig(d + i[1]).ifPresent(f -> rows.add(
+          row(i[0], NS.show(f), vsToolkit(d + i[1], d + "toolkitAddAfter", ""))));
     }
-    if (!any) {
-      md.append("| not measured in this run | | |\n");
-    }
-    md.append("\nThe peer cannot take a burst of delayed adds: its `addAfter` `offer`s the "
-        + "item to a 1000-slot buffer that its own thread drains into a `DelayQueue` and a "
-        + "`ConcurrentHashMap`, and the item is silently dropped when the buffer is full "
-        + "(`PeerDelayingDrops`, run just after JMH: of 5000 items added back to back, due "
-        + "50 ms later, it " + PEER_DROPS + "). It can hold 1 M pending only when fed "
-        + "no faster than its thread inserts; so its caller here (and in the lateness and "
-        + "memory figures) waits for room in that buffer, and its insert time includes its "
-        + "thread's work up to the last insert.\n\n");
+    return rows(rows);
+  }
 
-    md.append("## Lateness of delayed items\n\n")
-        .append("Delivery time − due time per item, into a log-linear histogram (≤ 1.6% "
-            + "error); p50 and p99 per iteration, median over iterations. Sparse: one item "
-            + "at a time due 1 ms ahead. 100 k/s: a producer adds items due 1 ms ahead at "
-            + "100 k/s, a consumer takes. Saturated: a producer adds items due 100 µs ahead on "
-            + "a 1 M/s schedule (≤ 8192 in flight; a slower queue is fed as fast as it takes, "
-            + "and its lateness is queueing). Pending: far-future items (1–2 h) in "
-            + "the queue besides. `LatenessBenchmark`, `SaturatedLatenessBenchmark`.\n\n")
-        .append("![lateness](").append(latenessChartPath).append(")\n\n")
-        .append("| scenario | pending | queue | p50 (µs) | p99 (µs) | items/iteration | "
-            + "toolkit p50 ÷ this |\n|---|---:|---|---:|---:|---:|---:|\n");
-    String[][] scenarios = {
-        {"sparse", "LatenessBenchmark.sparse", "0"},
-        {"sparse", "LatenessBenchmark.sparse", "1000000"},
-        {"100 k/s", "LatenessBenchmark.rate100k", "0"},
-        {"100 k/s", "LatenessBenchmark.rate100k", "1000000"},
-        {"saturated", "SaturatedLatenessBenchmark.saturated", null}};
-    any = false;
-    for (String[] sc : scenarios) {
-      Optional<Figure> toolkitP50 = latenessFigure(sc[1], "p50_us", "toolkit", sc[2]);
+  private String latenessRows() {
+    List<String> rows = new ArrayList<>();
+    for (String[] sc : LATENESS) {
       for (String[] q : DELAYING) {
-        Optional<Figure> p50 = latenessFigure(sc[1], "p50_us", q[0], sc[2]);
-        if (p50.isEmpty()) {
-          continue;
-        }
-        any = true;
-        Optional<Figure> p99 = latenessFigure(sc[1], "p99_us", q[0], sc[2]);
-        Optional<Figure> n = latenessFigure(sc[1], "delivered", q[0], sc[2]);
-        String r = "toolkit".equals(q[0]) || toolkitP50.isEmpty() ? ""
-            : ratio(toolkitP50.get().median() / p50.get().median());
-        md.append("| ").append(sc[0]).append(" | ")
-            .append(sc[2] == null ? "0" : "0".equals(sc[2]) ? "0" : "1 M").append(" | ")
-            .append(q[1]).append(" | ").append(micros(p50)).append(" | ").append(micros(p99))
-            .append(" | ").append(n.map(x -> String.format(Locale.ROOT, "%.0f", x.median()))
-                .orElse("–"))
-            .append(" | ").append(r).append(" |\n");
+        String ref = sc[2] + ":%s queue=" + q[0] + sc[3];
+        String p50 = ref.formatted("p50_us");
+        r.fig(p50).ifPresent(f -> rows.add(row(sc[0], sc[3].endsWith("000000") ? "1 M" : "0",
+            q[1], fmt("%.1f", f.median()), cell(ref.formatted("p99_us"), "%.1f"),
+            cell(ref.formatted("delivered"), "%.0f"),
+            vsToolkit(p50, p50.replace("queue=" + q[0], "queue=toolkit"), ""))));
       }
     }
-    if (!any) {
-      md.append("| not measured in this run | | | | | | |\n");
-    }
-    md.append("\nPERF.md, for orientation: DelayQueue p50 30–90 µs, p99 0.06–4.8 ms. The "
-        + "peer keeps ready times in whole milliseconds, so it may deliver up to 1 ms early "
-        + "(counted as 0 µs late) or late; a peer p50 of 0 µs is that rounding, not speed, "
-        + "and makes the peer bar's lateness ratios meaningless where it occurs.\n\n");
+    return rows(rows);
+  }
 
-    md.append("## Memory per pending delayed item (keys excluded)\n\n")
-        .append("JOL retained size of the queue holding 100 k items due 1–2 h ahead, minus the "
-            + "empty queue, minus the keys' own `Integer`s, ÷ 100 k; array slack counts. "
-            + "`DelayedMemoryBenchmark`.\n\n")
-        .append("| queue | bytes per item | toolkit ÷ this |\n|---|---:|---:|\n");
-    Optional<Figure> toolkitBytes =
-        results.find("DelayedMemoryBenchmark.measure", "bytesPerItem", "toolkit");
-    any = false;
+  private String memoryRows() {
+    String m = "DelayedMemoryBenchmark.measure:bytesPerItem queue=";
+    List<String> rows = new ArrayList<>();
     for (String[] q : DELAYING) {
-      Optional<Figure> f = results.find("DelayedMemoryBenchmark.measure", "bytesPerItem", q[0]);
-      if (f.isEmpty()) {
-        continue;
-      }
-      any = true;
-      String r = "toolkit".equals(q[0]) || toolkitBytes.isEmpty() ? ""
-          : ratio(toolkitBytes.get().median() / f.get().median());
-      md.append("| ").append(q[1]).append(" | ")
-          .append(String.format(Locale.ROOT, "%.1f", f.get().median())).append(" | ")
-          .append(r).append(" |\n");
+      r.fig(m + q[0]).ifPresent(f -> rows.add(row(q[1], fmt("%.1f", f.median()),
+          vsToolkit(m + q[0], m + "toolkit", ""))));
     }
-    if (!any) {
-      md.append("| not measured in this run | | |\n");
-    }
-    md.append("\nPERF.md, for orientation: DelayQueue 30 B, client-go shape (heap + map) "
-        + "81 B.\n\n");
-  }
-
-  /** The queues of {@link #delayCostTables}, by their {@code queue} param, in report order. */
-  static final List<String[]> DELAY_COST = List.of(DELAYING.get(0),
-      new String[] {"toolkit-named", "toolkit `DelayingQueue`, named, live metrics"},
-      DELAYING.get(1));
-
-  /**
-   * CPU per delivered delayed item, the longest add while 1 M fall due, the first of 1,000 due
-   * together: toolkit ÷ DelayQueue of the first column, each figure with its spread.
-   */
-  private void delayCostTables() {
-    String cells = "Cells: median [min–max over iterations]; a ratio flagged \"spreads overlap\" "
-        + "is not a verdict on its own (PERF.md): re-run at a quiet moment.";
-    md.append("## CPU per delivered delayed item\n\n")
-        .append("A producer adds items due 500 µs ahead, their due times 20 µs apart (50 k/s; "
-            + "it wakes every 200 µs and adds what its schedule made due); 1 or 4 consumer "
-            + "threads take and `done` them. CPU: the process's CPU time (all threads, from "
-            + "per-thread `schedstat`) ÷ items delivered in the iteration; context switches: "
-            + "the voluntary ones of all threads ÷ items. `DelayedCpuBenchmark`. " + cells
-            + "\n\n");
-    spreadTable("DelayedCpuBenchmark.produce", "consumers", List.of("1", "4"), List.of(
-        new String[] {"CPU (ns/item)", "cpu_ns_per_item", "%.0f"},
-        new String[] {"voluntary context switches/item", "vcsw_per_item", "%.3f"},
-        new String[] {"items/iteration", "delivered", "%.0f"}));
-    md.append("## Longest add while 1 M items fall due at once\n\n")
-        .append("1,000,000 items due at the same instant, ~50 ms after the last was added; a "
-            + "consumer takes and `done`s them; another thread calls `add` (`DelayQueue.offer` "
-            + "of an entry due now) with a fresh key every 10 µs from 2 ms before the due time "
-            + "until the consumer has the million, timing each call. One single-shot call per "
-            + "iteration. `MassDueAddBenchmark`. " + cells + "\n\n");
-    spreadTable("MassDueAddBenchmark.massFallsDue", null, List.of(""), List.of(
-        new String[] {"longest add (µs)", "max_add_us", "%.0f"},
-        new String[] {"p99.9 add (µs)", "p999_add_us", "%.1f"},
-        new String[] {"adds timed/iteration", "adds", "%.0f"}));
-    md.append("## Lateness of the first of 1,000 items due together\n\n")
-        .append("Rounds of 1,000 items all due 2 ms after the round starts, one consumer waiting "
-            + "in `take`; lateness = when the consumer got the round's first item − the due "
-            + "time. Percentiles over a 1 s iteration's rounds. "
-            + "`FirstOfManyDueBenchmark`. " + cells + "\n\n");
-    spreadTable("FirstOfManyDueBenchmark.round", null, List.of(""), List.of(
-        new String[] {"first-item lateness p50 (µs)", "first_p50_us", "%.1f"},
-        new String[] {"p99 (µs)", "first_p99_us", "%.1f"},
-        new String[] {"rounds/iteration", "rounds", "%.0f"}));
+    return rows(rows);
   }
 
   /**
-   * One row per {@code param} value (none: {@code param} null) and queue of {@link #DELAY_COST};
-   * cells "median [min–max over iterations]"; the last column is toolkit ÷ DelayQueue of the
-   * first column's medians, flagged where the two spreads overlap.
+   * One row per value of {@code param} (" name=", or null: none) and {@link #DELAY_COST} queue;
+   * {@code columns} are "metric format"; cells "median [min–max over iterations]"; the last is
+   * toolkit ÷ DelayQueue of the first column's medians, flagged where the spreads overlap.
    */
-  private void spreadTable(String bench, String param, List<String> values,
-      List<String[]> columns) {
-    StringBuilder head =
-        new StringBuilder(param == null ? "| queue |" : "| " + param + " | queue |");
-    StringBuilder rule = new StringBuilder(param == null ? "|---|" : "|---:|---|");
-    for (String[] c : columns) {
-      head.append(' ').append(c[0]).append(" |");
-      rule.append("---:|");
-    }
-    String figure = columns.get(0)[0].replaceAll(" \\(.*", ""); // without its unit
-    md.append(head).append(" toolkit ÷ DelayQueue (").append(figure).append(") |\n")
-        .append(rule).append("---:|\n");
-    boolean any = false;
+  private String spreadRows(String bench, String param, List<String> values, String... columns) {
+    List<String> rows = new ArrayList<>();
     for (String v : values) {
-      String[] p = param == null ? new String[0] : new String[] {param, v};
       for (String[] q : DELAY_COST) {
-        Optional<Figure> first = delayFigure(bench, columns.get(0)[1], q[0], p);
-        if (first.isEmpty()) {
-          continue;
-        }
-        any = true;
-        md.append(param == null ? "| " : "| " + v + " | ").append(q[1]).append(" |");
-        for (String[] c : columns) {
-          md.append(' ').append(delayFigure(bench, c[1], q[0], p)
-              .map(f -> spread(f, c[2])).orElse("–")).append(" |");
-        }
-        Optional<Figure> base = delayFigure(bench, columns.get(0)[1], "delayqueue", p);
-        md.append(' ').append(q[0].equals("delayqueue") || base.isEmpty() ? ""
-            : vsBaseline(first.get(), base.get())).append(" |\n");
+        String ref = bench + ":%s queue=" + q[0] + (param == null ? "" : param + v);
+        String first = ref.formatted(columns[0].split(" ")[0]);
+        Optional<Figure> base = r.fig(first.replace("queue=" + q[0], "queue=delayqueue"));
+        r.fig(first).ifPresent(f -> {
+          List<String> cells = new ArrayList<>(param == null ? List.of() : List.of(v));
+          cells.add(q[1]);
+          for (String c : columns) {
+            String[] mf = c.split(" ");
+            cells.add(r.fig(ref.formatted(mf[0])).map(x -> spread(x, mf[1])).orElse("–"));
+          }
+          cells.add(q[0].equals("delayqueue") || base.isEmpty() ? "" : vsBaseline(f, base.get()));
+          rows.add(row(cells.toArray(String[]::new)));
+        });
       }
     }
-    if (!any) {
-      md.append("| not measured in this run |\n");
-    }
-    md.append('\n');
+    return rows(rows);
   }
 
-  private Optional<Figure> delayFigure(String bench, String metric, String queue,
-      String... params) {
-    String[] all = java.util.Arrays.copyOf(params, params.length + 2);
-    all[params.length] = "queue";
-    all[params.length + 1] = queue;
-    return results.where(bench, metric, all);
+  /** The priority queue beside PriorityBlockingQueue, per scenario and resident count. */
+  private String priorityRows() {
+    List<String> rows = new ArrayList<>();
+    for (String[] sc : new String[][] {
+        {"add + get + done, 1 thread", "toolkitAddGetDone_1t", "pbqPollOffer_1t"},
+        {"add + poll + done, 2 threads", "toolkitAddPollDone_2t", "pbqOfferPoll_2t"}}) {
+      for (String n : List.of("1", "1000")) {
+        String t = "PriorityQueueBenchmark." + sc[1] + "%s resident=" + n;
+        String p = "PriorityQueueBenchmark." + sc[2] + "%s resident=" + n;
+        Optional<Figure> ta = r.fig(t.formatted(":gc.alloc.rate.norm"));
+        Optional<Figure> pa = r.fig(p.formatted(":gc.alloc.rate.norm"));
+        t = t.formatted("");
+        p = p.formatted("");
+        if (r.fig(t).isPresent() || r.fig(p).isPresent()) {
+          rows.add(row(sc[0], n, r.fig(t).map(NS::show).orElse("–"),
+              r.fig(p).map(NS::show).orElse("–"), ratio(r.ratio(t, p), "–"),
+              ta.isEmpty() && pa.isEmpty() ? "–" : bytes(ta) + " / " + bytes(pa)));
+        }
+      }
+    }
+    return rows(rows);
+  }
+
+  /** A baseline table cell: the time and allocation per op of the benchmark {@code ref}. */
+  private String baseline(String ref) {
+    String[] bp = (ref + " ").split(" ", 2);
+    Optional<Figure> alloc = r.fig(bp[0] + ":gc.alloc.rate.norm " + bp[1].trim());
+    return r.fig(ref).map(f -> NS.show(f) + " ns/op"
+        + alloc.map(a -> ", " + BYTES.show(a.median()) + " B/op").orElse(""))
+        .orElse("not measured in this run");
+  }
+
+  /** The template, keeping the notes of the missed bars only (and their heading if any). */
+  private static String template(String bars) throws IOException {
+    String text;
+    try (InputStream in = ResultsReport.class.getResourceAsStream("results-template.md")) {
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    String heading = "### What limits the missed bars\n\n";
+    int at = text.indexOf(heading);
+    List<String> kept = new ArrayList<>();
+    for (String bar : bars.split("\n")) {
+      for (String note : text.substring(at + heading.length()).split("\n")) {
+        String name = note.replaceFirst("^- \\*\\*(.*?)\\*\\*: .*", "$1");
+        if (bar.contains("**missed**") && bar.startsWith("| " + name) && !kept.contains(note)) {
+          kept.add(note);
+        }
+      }
+    }
+    return text.substring(0, at)
+        + (kept.isEmpty() ? "" : heading + String.join("\n", kept) + "\n\n");
+  }
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^}]+)}}");
+  private static final String LEAVE_OUT = "\u0000";
+
+  /**
+   * Drops comments, fills each {@code {{name}}} ({@code {{Class.method params}}}: {@link
+   * #baseline}), and leaves out each line with an empty value and the blank line after it.
+   */
+  private String fill(String template, Map<String, String> values) {
+    Matcher m = PLACEHOLDER.matcher(template.replaceAll("(?s)<!--.*?-->\n", ""));
+    return m.replaceAll(p -> {
+      String name = p.group(1);
+      String value = name.contains(".") ? baseline(name) : values.get(name);
+      if (value == null) {
+        throw new IllegalArgumentException("no value for {{" + name + "}}");
+      }
+      return Matcher.quoteReplacement(value.isEmpty() ? LEAVE_OUT : value);
+    }).replaceAll("(?m)^.*" + LEAVE_OUT + ".*\n\n?", "");
+  }
+
+  private String vsToolkit(String ref, String toolkitRef, String absent) {
+    return ref.equals(toolkitRef) ? "" : ratio(r.ratio(toolkitRef, ref), absent);
+  }
+
+  private String cell(String ref, String format) {
+    return r.fig(ref).map(f -> fmt(format, f.median())).orElse("–");
+  }
+
+  static String row(String... cells) {
+    return "| " + String.join(" | ", cells) + " |";
+  }
+
+  static String rows(List<String> rows) {
+    return rows.isEmpty() ? "| not measured in this run |" : String.join("\n", rows);
+  }
+
+  static String fmt(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+
+  private static String bytes(Optional<Figure> f) {
+    return f.map(x -> BYTES.show(x.median())).orElse("–");
+  }
+
+  static String ratio(double r) {
+    return Double.isNaN(r) || Double.isInfinite(r) ? "n/a" : fmt("%.2f×", r);
+  }
+
+  static String ratio(Optional<Double> r, String absent) {
+    return r.map(ResultsReport::ratio).orElse(absent);
   }
 
   /** "median [min–max]" over the figure's iterations. */
   static String spread(Figure f, String format) {
-    return String.format(Locale.ROOT, format + " [" + format + "–" + format + "]", f.median(),
-        f.min(), f.max());
+    return fmt(format + " [" + format + "–" + format + "]", f.median(), f.min(), f.max());
   }
 
   /** {@code a ÷ b} of the medians, with a warning when the spreads overlap. */
@@ -435,177 +331,16 @@ public final class ResultsReport {
     return ratio(a.median() / b.median()) + (a.overlaps(b) ? " (spreads overlap)" : "");
   }
 
-  /** What the peer delivered of 5000 back-to-back addAfters ({@code PeerDelayingDrops}). */
-  private static final String PEER_DROPS =
-      System.getProperty("report.peerDrops", "").isBlank() ? "was not run"
-          : System.getProperty("report.peerDrops").trim();
-
-  private Optional<Figure> latenessFigure(String bench, String metric, String queue,
-      String pending) {
-    return latenessFigure(results, bench, metric, queue, pending);
-  }
-
-  /**
-   * A lateness figure ({@code p50_us}, {@code p99_us}, {@code delivered}) of one queue; with
-   * {@code pending} null, whatever {@code pending} param the benchmark has (none).
-   */
-  static Optional<Figure> latenessFigure(JmhResults results, String bench, String metric,
-      String queue, String pending) {
-    return results.figures.stream()
-        .filter(f -> f.bench().equals(bench) && f.metric().endsWith(metric)
-            && queue.equals(f.params().get("queue"))
-            && (pending == null || pending.equals(f.params().get("pending"))))
-        .findFirst();
-  }
-
-  private static String micros(Optional<Figure> f) {
-    return f.map(x -> String.format(Locale.ROOT, "%.1f", x.median())).orElse("–");
-  }
-
-  /**
-   * The priority queue beside {@code PriorityBlockingQueue}, same run: one row per scenario and
-   * resident count, with the toolkit ÷ PBQ ratio of the times and both allocations.
-   */
-  private void priorityTable() {
-    md.append("## Priority queue\n\n")
-        .append("Five priority levels drawn at random per add; `resident` items stay queued. "
-            + "One thread: take the next item, `done`, add it back at a fresh priority (PBQ: "
-            + "poll, offer). Two threads: each adds a key of its own, then takes one item "
-            + "without waiting and `done`s it (PBQ: offer, poll; its FIFO sequence number is a "
-            + "shared `AtomicLong`). PBQ entries are (key, priority, sequence) records: no "
-            + "de-duplication, no processing set, no delays. `PriorityQueueBenchmark`.\n\n")
-        .append("| scenario | resident | toolkit `PriorityWorkQueue` (ns/op) | "
-            + "`PriorityBlockingQueue` (ns/op) | toolkit ÷ PBQ | alloc toolkit / PBQ (B/op) |\n")
-        .append("|---|---:|---:|---:|---:|---:|\n");
-    String b = "PriorityQueueBenchmark.";
-    String[][] scenarios = {
-        {"add + get + done, 1 thread", "toolkitAddGetDone_1t", "pbqPollOffer_1t"},
-        {"add + poll + done, 2 threads", "toolkitAddPollDone_2t", "pbqOfferPoll_2t"}};
-    boolean any = false;
-    for (String[] sc : scenarios) {
-      for (String n : List.of("1", "1000")) {
-        Optional<Figure> t = results.findParam(b + sc[1], "", "resident", n);
-        Optional<Figure> q = results.findParam(b + sc[2], "", "resident", n);
-        if (t.isEmpty() && q.isEmpty()) {
-          continue;
-        }
-        any = true;
-        Optional<Figure> ta = results.findParam(b + sc[1], "gc.alloc.rate.norm", "resident", n);
-        Optional<Figure> qa = results.findParam(b + sc[2], "gc.alloc.rate.norm", "resident", n);
-        String ratio = t.isPresent() && q.isPresent()
-            ? ratio(t.get().median() / q.get().median()) : "–";
-        String alloc = ta.isEmpty() && qa.isEmpty() ? "–"
-            : ta.map(x -> Unit.BYTES.show(x.median())).orElse("–") + " / "
-                + qa.map(x -> Unit.BYTES.show(x.median())).orElse("–");
-        md.append("| ").append(sc[0]).append(" | ").append(n).append(" | ")
-            .append(t.map(x -> withError(x, Unit.NS)).orElse("–")).append(" | ")
-            .append(q.map(x -> withError(x, Unit.NS)).orElse("–")).append(" | ")
-            .append(ratio).append(" | ").append(alloc).append(" |\n");
-      }
+  /** Machine facts, read where the report is written (run.sh does so right after JMH). */
+  private static String machine() {
+    String model = "unknown CPU"; // not Linux
+    try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+      model = lines.filter(l -> l.startsWith("model name")).findFirst()
+          .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(model);
+    } catch (IOException | RuntimeException e) {
+      // leave "unknown CPU"
     }
-    if (!any) {
-      md.append("| not measured in this run | | | | | |\n");
-    }
-    md.append('\n');
-  }
-
-  /** Baselines measured now for toolkit parts that do not exist yet. */
-  private void baselineTable() {
-    md.append("## Limiters, scheduling queue and their baselines\n\n");
-    md.append("| baseline | figure | PERF.md figure |\n|---|---:|---:|\n");
-    baselineRow("`ConcurrentHashMap.compute` counter, 1 thread",
-        "PerItemCounterBenchmark.chmCompute_1t", null, null, "68 ns");
-    baselineRow("`ConcurrentHashMap.compute` counter, 2 threads",
-        "PerItemCounterBenchmark.chmCompute_2t", null, null, "133 ns");
-    baselineRow("`HashMap` counter under one lock, 1 thread",
-        "PerItemCounterBenchmark.lockedHashMap_1t", null, null, "");
-    baselineRow("`HashMap` counter under one lock, 2 threads",
-        "PerItemCounterBenchmark.lockedHashMap_2t", null, null, "");
-    baselineRow("Guava `RateLimiter.tryAcquire`, 1 thread",
-        "TokenBucketBenchmark.guavaTryAcquire_1t", null, null, "109 ns");
-    baselineRow("Guava `RateLimiter.tryAcquire`, 2 threads",
-        "TokenBucketBenchmark.guavaTryAcquire_2t", null, null, "405 ns");
-    for (String n : List.of("1000", "100000")) {
-      String k = n.equals("1000") ? "1 k" : "100 k";
-      baselineRow("`PriorityQueue` push+pop, " + k + " resident",
-          "ActiveQueueBenchmark.priorityQueuePushPop", "resident", n, "");
-      baselineRow("`PriorityBlockingQueue` push+pop, " + k + " resident",
-          "ActiveQueueBenchmark.priorityBlockingQueuePushPop", "resident", n, "");
-      baselineRow("toolkit `KeyedHeap` (activeQ) push+pop, " + k + " resident",
-          "ActiveQueueBenchmark.keyedHeapPushPop", "resident", n, "");
-      baselineRow("toolkit `SchedulingQueue` add+pop+done, " + k + " resident",
-          "ActiveQueueBenchmark.schedulingQueueAddPopDone", "resident", n, "");
-    }
-    baselineRow("toolkit: one event over 5,000 pooled items (µs), no index",
-        "SchedulingEventBenchmark.nodeAddOver5000Pooled", "indexed", "false", "");
-    baselineRow("toolkit: one event over 5,000 pooled items (µs), event index",
-        "SchedulingEventBenchmark.nodeAddOver5000Pooled", "indexed", "true", "");
-    String c = "PerItemCounterBenchmark.";
-    for (String t : List.of("1t", "2t")) {
-      String threads = t.equals("1t") ? "1 thread" : "2 threads";
-      baselineRow("toolkit exponential `when`, " + threads, c + "toolkitWhen_" + t, null, null, "");
-      baselineRow("toolkit exponential `when`, bounded (Caffeine), " + threads,
-          c + "toolkitBoundedWhen_" + t, null, null, "");
-      baselineRow("peer `ItemExponentialFailureRateLimiter.when`, " + threads,
-          c + "peerWhen_" + t, null, null, "");
-      baselineRow("toolkit token bucket `when`, " + threads,
-          "TokenBucketBenchmark.toolkitWhen_" + t, null, null, "");
-      baselineRow("peer `BucketRateLimiter.when` (bucket4j), " + threads,
-          "TokenBucketBenchmark.peerWhen_" + t, null, null, "");
-    }
-    md.append('\n');
-  }
-
-  private void baselineRow(String label, String bench, String param, String value,
-      String perf) {
-    Optional<Figure> f = param == null
-        ? results.find(bench, "", null) : results.findParam(bench, "", param, value);
-    Optional<Figure> alloc = bench.startsWith("DelayedInsertBenchmark.") ? Optional.empty()
-        : param == null
-        ? results.find(bench, "gc.alloc.rate.norm", null)
-        : results.findParam(bench, "gc.alloc.rate.norm", param, value);
-    String shown = f.map(x -> withError(x, Unit.NS) + " ns/op"
-        + alloc.map(a -> ", " + Unit.BYTES.show(a.median()) + " B/op").orElse(""))
-        .orElse("not measured in this run");
-    md.append("| ").append(label).append(" | ").append(shown).append(" | ").append(perf)
-        .append(" |\n");
-  }
-
-  static String withError(Figure f, Unit unit) {
-    String v = unit.show(f.median());
-    if (unit == Unit.BYTES || Double.isNaN(f.error())) {
-      return v;
-    }
-    return v + " ± " + unit.show(f.error());
-  }
-
-  static String ratio(double r) {
-    return Double.isNaN(r) || Double.isInfinite(r)
-        ? "n/a" : String.format(Locale.ROOT, "%.2f×", r);
-  }
-
-  /** Machine facts, read where the report is generated (run.sh does so right after JMH). */
-  static final class Machine {
-    private Machine() {}
-
-    static String describe() {
-      String model = "unknown CPU";
-      try {
-        List<String> lines = Files.readAllLines(Path.of("/proc/cpuinfo"));
-        for (String line : lines) {
-          if (line.startsWith("model name")) {
-            model = line.substring(line.indexOf(':') + 1).trim();
-            break;
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        // not Linux: leave "unknown CPU"
-      }
-      List<String> parts = new ArrayList<>();
-      parts.add(Runtime.getRuntime().availableProcessors() + " cores (nproc)");
-      parts.add(model);
-      parts.add(System.getProperty("os.name") + " " + System.getProperty("os.arch"));
-      return String.join(", ", parts);
-    }
+    return Runtime.getRuntime().availableProcessors() + " cores (nproc), " + model + ", "
+        + System.getProperty("os.name") + " " + System.getProperty("os.arch");
   }
 }

@@ -2,8 +2,12 @@ package dev.workqueue.benchmarks.report;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The report reads JMH's JSON shape and judges bars from same-run ratios. */
 class ResultsReportTest {
@@ -27,7 +31,7 @@ class ResultsReportTest {
   }
 
   @Test
-  void oneThreadFigures_giveRatiosAndVerdicts() {
+  void oneThreadFigures_giveRatiosAndVerdicts() throws IOException {
     String json = "[" + String.join(",",
         result("OneThreadBenchmark.addGetDone", "toolkit", "ns/op", 100, alloc(32)),
         result("OneThreadBenchmark.addGetDone", "naive", "ns/op", 200, alloc(64)),
@@ -42,7 +46,7 @@ class ResultsReportTest {
   }
 
   @Test
-  void priorityQueueFigures_standBesideThePbqBaseline_withTheirRatio() {
+  void priorityQueueFigures_standBesideThePbqBaseline_withTheirRatio() throws IOException {
     String json = "[" + String.join(",",
         result("PriorityQueueBenchmark.toolkitAddGetDone_1t", "x", "ns/op", 90, alloc(24))
             .replace("{\"queue\":\"x\"}", "{\"resident\":\"1000\"}"),
@@ -67,7 +71,7 @@ class ResultsReportTest {
   }
 
   @Test
-  void delayCostFigures_showTheirSpreadAndFlagOverlappingRatios() {
+  void delayCostFigures_showTheirSpreadAndFlagOverlappingRatios() throws IOException {
     String json = "[" + String.join(",",
         result("FirstOfManyDueBenchmark.round", "toolkit", "ops/s", 400,
             aux("first_p50_us", 140, 150, 160)),
@@ -92,8 +96,12 @@ class ResultsReportTest {
   }
 
   @Test
-  void chart_isWellFormedSvgEvenWithoutFigures() {
-    String svg = HandOffChart.svg(new JmhResults("[]"), "quick");
-    assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
+  void charts_areWellFormedSvgEvenWithoutFigures(@TempDir Path dir) throws IOException {
+    Charts.write(new JmhResults("[]"), "quick", dir.resolve("handoff.svg"),
+        dir.resolve("lateness.svg"));
+    for (String name : new String[] {"handoff.svg", "lateness.svg"}) {
+      String svg = Files.readString(dir.resolve(name));
+      assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
+    }
   }
 }

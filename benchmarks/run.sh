@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the JMH benchmarks and writes benchmarks/RESULTS.md, benchmarks/results/handoff.svg and
-# benchmarks/results/lateness.svg.
+# Runs the JMH benchmarks and writes benchmarks/RESULTS.md, benchmarks/results/handoff.png and
+# benchmarks/results/lateness.png.
 #
 #   benchmarks/run.sh quick [JMH args...]   1 fork  x 3 x 1 s, 1 x 1 s warm-up  (a few minutes)
 #   benchmarks/run.sh full  [JMH args...]   2 forks x 5 x 1 s, 3 x 1 s warm-up  (PERF.md's bar)
@@ -46,4 +46,4 @@ peerdrops="$(java -cp "$jar" dev.workqueue.benchmarks.PeerDelayingDrops || echo 
 idlethreads="$(java -cp "$jar" dev.workqueue.benchmarks.IdleThreads || echo "failed to run")"
 java -Dreport.loadavg="$loadavg" -Dreport.peerDrops="$peerdrops" -Dreport.idleThreads="$idlethreads" \
   -cp "$jar" dev.workqueue.benchmarks.report.ResultsReport \
-  "$json" benchmarks/RESULTS.md benchmarks/results/handoff.svg "$profile"
+  "$json" benchmarks/RESULTS.md benchmarks/results/handoff.png "$profile"

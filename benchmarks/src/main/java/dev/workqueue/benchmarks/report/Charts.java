@@ -5,12 +5,11 @@ import static java.util.Locale.ROOT;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
-import java.awt.Rectangle;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
+import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogarithmicAxis;
@@ -24,10 +23,9 @@ import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.general.DatasetUtils;
-import org.jfree.svg.SVGGraphics2D;
 
 /**
- * The report's two charts, laid out by JFreeChart and written as SVG by JFreeSVG: hand-off
+ * The report's two charts, laid out by JFreeChart and written as PNG by JFreeChart: hand-off
  * throughput, and delayed-item lateness (p50 bars, lighter up to p99, on a log scale).
  */
 final class Charts {
@@ -48,7 +46,7 @@ final class Charts {
       }
     }
     CategoryPlot plot = plot(rate, bars(1, "0.00"), new NumberAxis("M ops/s"));
-    svg(chart("Work-queue hand-off throughput, distinct keys (consumer rate, M ops/s; median)",
+    png(chart("Work-queue hand-off throughput, distinct keys (consumer rate, M ops/s; median)",
         profile + " profile: see RESULTS.md for the run's settings", plot), 720, 400, handOff);
 
     DefaultCategoryDataset p50 = new DefaultCategoryDataset();
@@ -71,7 +69,7 @@ final class Charts {
     plot.setDataset(1, p50);
     plot.setRenderer(1, bars(1, "0.#"));
     plot.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD); // p50 in front of p99
-    svg(chart("Lateness of delayed items (delivery − due, µs, log scale): bar p50, lighter "
+    png(chart("Lateness of delayed items (delivery − due, µs, log scale): bar p50, lighter "
         + "to p99", profile + " profile: medians over iterations; see RESULTS.md for the run's "
         + "settings", plot), 860, 420, lateness);
   }
@@ -109,14 +107,10 @@ final class Charts {
     return chart;
   }
 
-  /** Writes the chart; fixed ids and 0.1 px keep the file small and the same for the same run. */
-  private static void svg(JFreeChart chart, int width, int height, Path file)
+  /** Writes the chart as a PNG (JFreeChart's own encoder: no SVG library, no GPL). */
+  private static void png(JFreeChart chart, int width, int height, Path file)
       throws IOException {
-    SVGGraphics2D g = new SVGGraphics2D(width, height);
-    g.setDefsKeyPrefix(file.getFileName().toString().replace(".svg", ""));
-    g.setGeomDoubleConverter(v -> String.format(ROOT, "%.1f", v));
-    chart.draw(g, new Rectangle(width, height));
-    Files.writeString(file, g.getSVGElement() + "\n");
+    ChartUtils.saveChartAsPNG(file.toFile(), chart, width, height);
   }
 
   private static String plain(String markdown) {

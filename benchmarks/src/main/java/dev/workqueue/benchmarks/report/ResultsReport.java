@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  * run's facts and the tables' rows (toolkit ÷ same-run baselines), {@link Bars} the PERF.md bars.
  *
  * <p>Run by {@code benchmarks/run.sh}; by hand: {@code java -cp benchmarks/target/benchmarks.jar
- * dev.workqueue.benchmarks.report.ResultsReport RESULT.json RESULTS.md CHART.svg PROFILE} (the
- * lateness chart goes beside CHART.svg). What JMH does not record comes as {@code
+ * dev.workqueue.benchmarks.report.ResultsReport RESULT.json RESULTS.md CHART.png PROFILE} (the
+ * lateness chart goes beside CHART.png). What JMH does not record comes as {@code
  * -Dreport.loadavg}, {@code -Dreport.note}, {@code -Dreport.peerDrops}, {@code
  * -Dreport.idleThreads}.
  */
@@ -78,19 +78,19 @@ public final class ResultsReport {
 
   public static void main(String[] args) throws IOException {
     if (args.length != 4) {
-      System.err.println("usage: ResultsReport RESULT.json RESULTS.md CHART.svg quick|full");
+      System.err.println("usage: ResultsReport RESULT.json RESULTS.md CHART.png quick|full");
       System.exit(2);
     }
     Path json = Path.of(args[0]);
     Path md = Path.of(args[1]);
-    Path svg = Path.of(args[2]);
+    Path png = Path.of(args[2]);
     JmhResults results = JmhResults.read(json);
-    String chart = md.toAbsolutePath().getParent().relativize(svg.toAbsolutePath()).toString();
+    String chart = md.toAbsolutePath().getParent().relativize(png.toAbsolutePath()).toString();
     Files.writeString(md, new ResultsReport(results, args[3])
         .markdown(Files.getLastModifiedTime(json), chart.replace('\\', '/')));
-    Path lateness = svg.resolveSibling("lateness.svg");
-    Charts.write(results, args[3], svg, lateness);
-    System.out.println("wrote " + md + ", " + svg + " and " + lateness);
+    Path lateness = png.resolveSibling("lateness.png");
+    Charts.write(results, args[3], png, lateness);
+    System.out.println("wrote " + md + ", " + png + " and " + lateness);
   }
 
   /** RESULTS.md of a run whose JSON was written at {@code runTime}, with its hand-off chart. */
@@ -108,7 +108,7 @@ public final class ResultsReport {
     String drops = System.getProperty("report.peerDrops", "").trim();
     v.put("peerDrops", drops.isEmpty() ? "was not run" : drops);
     v.put("handoffChart", chartPath);
-    v.put("latenessChart", chartPath.replaceFirst("[^/]*$", "lateness.svg"));
+    v.put("latenessChart", chartPath.replaceFirst("[^/]*$", "lateness.png"));
     v.put("handoff", queueRows(new Column("HandOffBenchmark.p1c1:p1c1_consume", MOPS, true),
         new Column("HandOffBenchmark.p2c2:p2c2_consume", MOPS, true)));
     v.put("oneThread", queueRows(new Column("OneThreadBenchmark.addGetDone", NS, true),

@@ -1,6 +1,5 @@
 package dev.workqueue;
 
-
 import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.ratelimit.RateLimiter;

@@ -1,6 +1,5 @@
 package dev.workqueue;
 
-
 import dev.workqueue.internal.Checks;
 import dev.workqueue.ratelimit.RateLimiter;
 import java.time.Duration;

@@ -2,10 +2,10 @@ package dev.workqueue;
 
 /**
  * An {@link Entry} of a priority queue: the links of its priority's line and of the age line
- * ({@link ReadyLevels}), and when it became ready.
+ * ({@link PriorityLines}), and when it became ready.
  */
 final class PriorityEntry<T> extends Entry<T> {
-  ReadyLevels.Level<T> level;
+  PriorityLines.Level<T> level;
   PriorityEntry<T> prev;
   PriorityEntry<T> next;
   PriorityEntry<T> older;

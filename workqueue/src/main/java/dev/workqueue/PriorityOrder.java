@@ -2,17 +2,17 @@ package dev.workqueue;
 
 /**
  * controller-runtime's order: highest priority first, first in first out within a priority
- * (the lines of {@link ReadyLevels}), with aging: an item ready for longer than the threshold
+ * (the lines of {@link PriorityLines}), with aging: an item ready for longer than the threshold
  * is served ahead of every priority, oldest first, so none starves under steady
  * higher-priority load.
  */
 final class PriorityOrder<T> extends ReadyOrder<T> {
-  private final ReadyLevels<T> lines;
+  private final PriorityLines<T> lines;
   private final long agingNanos; // 0: off
 
   PriorityOrder(long agingNanos) {
     this.agingNanos = agingNanos;
-    this.lines = new ReadyLevels<>(agingNanos > 0);
+    this.lines = new PriorityLines<>(agingNanos > 0);
   }
 
   @Override

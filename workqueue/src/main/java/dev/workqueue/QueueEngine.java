@@ -132,7 +132,7 @@ final class QueueEngine<T> {
   private final ConcurrentHashMap<T, Entry<T>> entries = new ConcurrentHashMap<>();
   private final DelayHeap<T> waiting;
   private final DelayWakeup wakeup;
-  private final Drain drain;
+  private final Shutdown shutdown;
   private int dirty; // READY + HELD
   /** Consumers waiting on {@link #notEmpty}, the leader included while it waits. */
   private int waiters;
@@ -178,7 +178,7 @@ final class QueueEngine<T> {
     this.depthByPriority = priority ? b.newPriorityDepthMetric() : null;
     this.lockFreeDone = !backstop && fair == null;
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
-    this.drain = new Drain(lock, clock, entries::isEmpty, this::markShuttingDown);
+    this.shutdown = new Shutdown(lock, clock, entries::isEmpty, this::markShuttingDown);
   }
 
   // ---- adds ----
@@ -697,7 +697,7 @@ final class QueueEngine<T> {
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
           lock.lock();
           try {
-            drain.signalIfDrained();
+            shutdown.signalIfDrained();
           } finally {
             lock.unlock();
           }
@@ -728,7 +728,7 @@ final class QueueEngine<T> {
           notEmpty.signal();
         }
       }
-      drain.signalIfDrained();
+      shutdown.signalIfDrained();
       metrics.finished(item);
     } finally {
       lock.unlock();
@@ -805,17 +805,17 @@ final class QueueEngine<T> {
 
   void shutDown() {
     promoteAllDue();
-    drain.shutDown();
+    shutdown.shutDown();
   }
 
   void shutDownWithDrain() throws InterruptedException {
     promoteAllDue();
-    drain.shutDownWithDrain();
+    shutdown.shutDownWithDrain();
   }
 
   boolean shutDownWithDrain(java.time.Duration timeout) throws InterruptedException {
     promoteAllDue();
-    return drain.shutDownWithDrain(timeout);
+    return shutdown.shutDownWithDrain(timeout);
   }
 
   /** Once, under the lock: adds stop, waiting items are discarded, gets wake. */

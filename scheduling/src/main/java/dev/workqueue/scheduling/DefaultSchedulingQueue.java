@@ -1,6 +1,5 @@
 package dev.workqueue.scheduling;
 
-
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.Checks;
 import java.util.ArrayList;

@@ -28,7 +28,7 @@ import java.util.Arrays;
  * the age line's head is always the item that has been ready longest. Aging compares that head
  * with the top item: O(1) per take. With aging off the age line is not kept.
  */
-final class ReadyLevels<T> {
+final class PriorityLines<T> {
   static final int KEPT_LEVELS = 32;
 
   /** The line of one priority. */
@@ -53,7 +53,7 @@ final class ReadyLevels<T> {
   private PriorityEntry<T> newest;
   private int size;
 
-  ReadyLevels(boolean trackAge) {
+  PriorityLines(boolean trackAge) {
     this.trackAge = trackAge;
   }
 

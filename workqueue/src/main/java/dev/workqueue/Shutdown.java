@@ -1,6 +1,5 @@
 package dev.workqueue;
 
-
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
@@ -10,14 +9,14 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * The shutdown of a queue, plain or draining, shared by the work and the priority queue: a
- * draining shutdown waits until nothing is queued or processing, and a plain shutdown (or
- * another draining one that gave up) ends every such wait.
+ * The engine's shutdown, plain or draining: either marks the queue shutting down (through the
+ * engine's callback); a draining shutdown then waits until nothing is queued or processing,
+ * and a plain shutdown (or another draining one that gave up) ends every such wait.
  *
  * <p>Guarded by the queue's lock: the queue calls {@link #signalIfDrained} under it whenever an
  * item finishes.
  */
-final class Drain {
+final class Shutdown {
   private final ReentrantLock lock;
   private final Condition drained;
   private final Clock clock;
@@ -27,7 +26,7 @@ final class Drain {
   private final Runnable markShuttingDown;
   private boolean draining;
 
-  Drain(ReentrantLock lock, Clock clock, BooleanSupplier empty, Runnable markShuttingDown) {
+  Shutdown(ReentrantLock lock, Clock clock, BooleanSupplier empty, Runnable markShuttingDown) {
     this.lock = lock;
     this.drained = lock.newCondition();
     this.clock = clock;

@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The lines of a priority queue against a plain sorted list, with the invariants checked. */
-class ReadyLevelsTest {
+class PriorityLinesTest {
 
   private static PriorityEntry<String> entry(String item, int priority, long readySince) {
     PriorityEntry<String> e = new PriorityEntry<>(item, priority);
@@ -22,7 +22,7 @@ class ReadyLevelsTest {
 
   @Test
   void topIsTheHighestLinesHead_andTheAgeLineKeepsReadyOrder() {
-    ReadyLevels<String> r = new ReadyLevels<>(true);
+    PriorityLines<String> r = new PriorityLines<>(true);
     assertNull(r.top());
     PriorityEntry<String> a = entry("a", 0, 1);
     PriorityEntry<String> b = entry("b", 5, 2);
@@ -50,7 +50,7 @@ class ReadyLevelsTest {
 
   @Test
   void emptyLevels_areKeptUpTo32_andDroppedBeyond() {
-    ReadyLevels<String> r = new ReadyLevels<>(false);
+    PriorityLines<String> r = new PriorityLines<>(false);
     List<PriorityEntry<String>> all = new ArrayList<>();
     for (int p = 0; p < 100; p++) {
       PriorityEntry<String> e = entry("p" + p, p, 0);
@@ -62,11 +62,11 @@ class ReadyLevelsTest {
       r.remove(e);
       assertTrue(r.checkInvariants());
     }
-    assertEquals(ReadyLevels.KEPT_LEVELS, r.levelCount());
-    for (int p = 0; p < ReadyLevels.KEPT_LEVELS; p++) {
+    assertEquals(PriorityLines.KEPT_LEVELS, r.levelCount());
+    for (int p = 0; p < PriorityLines.KEPT_LEVELS; p++) {
       r.append(entry("again" + p, 99 - p, 0)); // the kept (highest) levels are reused
     }
-    assertEquals(ReadyLevels.KEPT_LEVELS, r.levelCount());
+    assertEquals(PriorityLines.KEPT_LEVELS, r.levelCount());
     assertTrue(r.checkInvariants());
   }
 
@@ -74,7 +74,7 @@ class ReadyLevelsTest {
   @Test
   void randomOperations_matchASortedListModel() {
     SplittableRandom random = new SplittableRandom(42);
-    ReadyLevels<String> r = new ReadyLevels<>(true);
+    PriorityLines<String> r = new PriorityLines<>(true);
     record Ref(PriorityEntry<String> e, long order) {}
     List<Ref> model = new ArrayList<>();
     long order = 0;

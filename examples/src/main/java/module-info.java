@@ -9,8 +9,7 @@ module dev.workqueue.examples {
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;
   requires java.logging; // to quiet the embedded API server's request log
-  requires com.github.benmanes.caffeine; // the pool example's reservations
-  requires org.slf4j;
+  requires com.github.benmanes.caffeine; // the pool scheduler's reservations (a TTL cache)
 
   exports dev.workqueue.examples;
   exports dev.workqueue.examples.pool;

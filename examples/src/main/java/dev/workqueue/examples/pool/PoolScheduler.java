@@ -1,466 +1,389 @@
 package dev.workqueue.examples.pool;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.Clock;
+import dev.workqueue.ratelimit.RateLimiter;
+import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A per-pool claim scheduler: pairs incoming {@link ClaimRequest}s with idle pods, the seed's
- * {@code PoolScheduler}. One instance per pool, one thread ({@code poolsched-<pool>-loop})
- * that never blocks on the apiserver; claim writes run on other threads, at most
- * {@code maxConcurrentClaims} (128) at once. See the {@linkplain dev.workqueue.examples.pool
- * package documentation} for how the pieces fit and why.
- *
- * <pre>{@code
- * PoolScheduler scheduler = PoolScheduler.builder("pool-a", api).build();
- * scheduler.start();
- * ClaimRequest request = ClaimRequest.withTimeout("req-1", Duration.ofSeconds(30));
- * if (!scheduler.enqueue(request)) {
- *   return tooManyRequests();               // backpressure: the buffer is full
- * }
- * Claim claim = request.result().join();     // or compose on the future
- * ...
- * scheduler.notifyIdle();                   // from the reconciler, after a pod went Idle
- * scheduler.shutdown(Duration.ofSeconds(5)); // fails what still waits, stops every thread
- * }</pre>
- *
- * <p>Thread-safe: {@link #enqueue}, {@link #notifyIdle} and {@link #snapshot} may be called
- * from any thread, at any rate; none of them blocks.
+ * A per-pool claim scheduler (after a sandbox-pool scheduler written in Go): {@link #enqueue}
+ * pairs claim requests with the pool's idle pods, each pod going to exactly one request. One
+ * thread runs rounds and never waits for the apiserver; claims run on the caller's executor.
+ * Every reason to run a round is an item of a {@code DelayingQueue<Signal>}, added now or
+ * after a delay: its dedup turns a burst into one round, its delays are the timers. Idle pods
+ * wait in a {@code WorkQueue} (FIFO, one entry per pod); a pod handed to a claim is reserved in
+ * a Caffeine cache that expires on the injected clock; while requests wait and no pod is idle,
+ * the poll backs off with {@code RateLimiters.exponential}. Thread-safe: {@link #enqueue},
+ * {@link #notifyIdle} and {@link #stats} never block.
  */
-public final class PoolScheduler implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(PoolScheduler.class);
-  /** Timeouts are clamped here (~146 years) so that deadline arithmetic cannot overflow. */
-  private static final long MAX_TIMEOUT_NANOS = Long.MAX_VALUE >> 1;
+public final class PoolScheduler {
+  /** One pool's pods as the scheduler sees them. Thread-safe: claims run concurrently. */
+  public interface PodApi {
+    /** The pods the informer cache shows Idle: a local read, stale by the watch lag. */
+    List<String> listIdle();
 
-  private enum Outcome { DRAINED, CAPPED, STARVED }
+    /** Moves {@code pod} Idle → Starting: true if claimed, false on a conflict; else throws. */
+    boolean claim(String pod, String requestId) throws Exception;
+
+    /** Asks the autoscaler for more pods: {@code waiting} requests found none idle. */
+    void markScaleUpPending(int waiting);
+  }
+
+  /** A request: {@code pod} completes with the claimed pod's name. Cancel it to withdraw. */
+  public record Request(String id, CompletableFuture<String> pod) {
+    public static Request of(String id) {
+      return new Request(id, new CompletableFuture<>());
+    }
+  }
+
+  /** The knobs; {@link #DEFAULTS} are the Go scheduler's. */
+  public record Settings(Duration reservationTtl, Duration idleNotifyDelay, Duration pollBase,
+      Duration pollMax, int maxConcurrentClaims, int requestBuffer) {
+    public static final Settings DEFAULTS = new Settings(Duration.ofSeconds(2),
+        Duration.ofMillis(200), Duration.ofSeconds(10), Duration.ofMinutes(5), 128, 1024);
+  }
+
+  /** Counters, each read on its own; {@code pollInterval} is zero while no poll is armed. */
+  public record Stats(int outstanding, int inFlight, long claimed, long conflicts, long polls,
+      long scaleUps, Duration pollInterval) {}
+
+  private sealed interface Signal {}
+
+  private enum Wake implements Signal { REQUEST, IDLE, CONFLICT, SLOT_FREE }
+
+  private record Poll(long generation) implements Signal {}
+
+  private record Recheck(String pod) implements Signal {}
 
   private final String pool;
   private final PodApi api;
+  private final Settings settings;
   private final Clock clock;
   private final Executor claimExecutor;
-  private final PoolSchedulerBuilder.ClaimPool ownedPool; // null with the caller's executor
-  private final String threadPrefix;
-
   private final DelayingQueue<Signal> signals;
-  private final Intake intake;
-  private final ReadyPods ready;
-  private final PollTimer poll;
-  private final IdleNotifications idle;
-  private final ClaimRunner claims;
-  private final Object lifecycle = new Object();
-  private Thread loopThread; // guarded by lifecycle
-  private boolean started; // guarded by lifecycle
-
-  // The scheduler's thread only.
-  private final ArrayDeque<ClaimRequest> waiting = new ArrayDeque<>();
-  private boolean scaleUpRaised;
-  private int handedOutThisPass;
-
-  // Any thread.
-  private final AtomicBoolean scaleUpInFlight = new AtomicBoolean();
-  private final AtomicLong timedOut = new AtomicLong();
-  private final AtomicLong scaleUps = new AtomicLong();
-  private final AtomicLong refreshes = new AtomicLong();
+  private final WorkQueue<String> ready = WorkQueue.create();
+  private final Cache<String, Boolean> reserved;
+  private final RateLimiter<String> backoff;
+  private final Queue<Request> inbox = new ConcurrentLinkedQueue<>();
+  private final Deque<Request> retries = new ConcurrentLinkedDeque<>();
+  private final AtomicInteger outstanding = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicLong claimed = new AtomicLong();
+  private final AtomicLong conflicts = new AtomicLong();
   private final AtomicLong polls = new AtomicLong();
+  private final AtomicLong scaleUps = new AtomicLong();
+  private volatile long pollIntervalNanos;
+  private volatile long latestIdleNanos;
+  private volatile boolean capped;
+  private volatile boolean closed;
+  private volatile Thread loopThread;
 
-  PoolScheduler(PoolSchedulerBuilder b) {
-    this.pool = b.pool;
-    this.api = b.api;
-    this.clock = b.clock;
-    this.threadPrefix = "poolsched-" + pool;
-    if (b.claimExecutor != null) {
-      this.claimExecutor = b.claimExecutor;
-      this.ownedPool = null;
-    } else {
-      // One thread more than the cap, so that the scale-up write never queues behind claims.
-      this.ownedPool = new PoolSchedulerBuilder.ClaimPool(threadPrefix, b.maxConcurrentClaims + 1);
-      this.claimExecutor = ownedPool.executor;
+  // The scheduler's thread only (or the test thread that drives it with runPending).
+  private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+  private Set<String> listed = Set.of();
+  private long pollGeneration;
+  private boolean pollArmed;
+  private boolean starving;
+
+  public PoolScheduler(String pool, PodApi api, Settings settings, Clock clock,
+      Executor claimExecutor) {
+    this.pool = pool;
+    this.api = api;
+    this.settings = settings;
+    this.clock = clock;
+    this.claimExecutor = claimExecutor;
+    signals = WorkQueue.<Signal>builder().clock(clock).buildDelaying();
+    reserved = Caffeine.newBuilder().expireAfterWrite(settings.reservationTtl())
+        .ticker(clock::nanoTime).executor(Runnable::run).build();
+    backoff = RateLimiters.exponential(settings.pollBase(), settings.pollMax());
+  }
+
+  public synchronized void start() {
+    if (closed || loopThread != null) {
+      throw new IllegalStateException("pool " + pool + ": started already, or shut down");
     }
-    this.signals = WorkQueue.<Signal>builder().clock(clock).buildDelaying();
-    this.intake = new Intake(b.requestBuffer, clock, signals);
-    this.ready = new ReadyPods(clock, b.reservationTtl);
-    this.poll = new PollTimer(b.pollBase, b.pollMax, signals);
-    this.idle = new IdleNotifications(clock, b.idleNotifyDelay, signals);
-    this.claims = new ClaimRunner(pool, api, clock, ready, signals, intake, b.reservationTtl,
-        b.maxConcurrentClaims, claimExecutor, this::expire);
+    loopThread = new Thread(this::loop, "poolsched-" + pool);
+    loopThread.setDaemon(true);
+    loopThread.start();
   }
 
   /**
-   * A builder for a scheduler of {@code pool} on {@code api}. Defaults (the seed's): the
-   * system clock, reservation TTL 2 s, 128 concurrent claims, a buffer of 1024 requests, poll
-   * back-off 10 s doubling to 5 min, idle notifications acted on after 200 ms, claims on a
-   * pool of threads owned by the scheduler.
-   *
-   * @throws NullPointerException if {@code pool} or {@code api} is null
-   * @throws IllegalArgumentException if {@code pool} is blank
+   * Hands {@code request} (enqueue each once) to the scheduler. False, leaving it untouched,
+   * when {@code requestBuffer} requests are outstanding (not yet ended) or after shutdown.
    */
-  public static PoolSchedulerBuilder builder(String pool, PodApi api) {
-    return new PoolSchedulerBuilder(pool, api);
-  }
-
-  /** The pool this scheduler serves. */
-  public String pool() {
-    return pool;
-  }
-
-  /**
-   * Starts the scheduler's thread. Requests enqueued before are served from now on.
-   *
-   * @throws IllegalStateException if already started or shut down
-   */
-  public void start() {
-    synchronized (lifecycle) {
-      if (intake.isClosed()) {
-        throw new IllegalStateException("pool " + pool + ": scheduler is shut down");
+  public boolean enqueue(Request request) {
+    int n;
+    do {
+      n = outstanding.get();
+      if (closed || n >= settings.requestBuffer()) {
+        return false;
       }
-      if (started) {
-        throw new IllegalStateException("pool " + pool + ": scheduler already started");
-      }
-      started = true;
-      loopThread = new Thread(this::loop, threadPrefix + "-loop");
-      loopThread.setDaemon(true);
-      loopThread.start();
-    }
-  }
-
-  /**
-   * Hands {@code request} to the scheduler: the seed's {@code Enqueue}. Never blocks.
-   *
-   * @return true if accepted: its future will complete. False, leaving the request untouched
-   *     (it may be enqueued again later), if {@code requestBuffer} requests are already
-   *     outstanding or the scheduler is shut down: the caller turns that into backpressure
-   *     (HTTP 429, say)
-   * @throws NullPointerException if {@code request} is null
-   * @throws IllegalStateException if {@code request} was accepted before, here or elsewhere
-   */
-  public boolean enqueue(ClaimRequest request) {
-    Objects.requireNonNull(request, "request");
-    if (!request.markEnqueued()) {
-      throw new IllegalStateException(request + " was enqueued already");
-    }
-    return intake.offer(request);
-  }
-
-  /**
-   * Says that a pod of this pool has just become Idle (Stopping → Idle): the seed's
-   * {@code NotifyIdle}. The scheduler refreshes its idle pods {@code idleNotifyDelay} later,
-   * giving the informer cache time to see the write; a storm of notifications costs one
-   * refresh per delay. Never blocks; ignored after shutdown.
-   */
-  public void notifyIdle() {
-    idle.notifyIdle();
-  }
-
-  /**
-   * The counters now: see {@link Snapshot}. Lock-free, a handful of atomic reads and one
-   * small allocation; safe from any thread.
-   */
-  public Snapshot snapshot() {
-    return new Snapshot(ready.readyCount(), intake.outstanding(), ready.reservedCount(),
-        claims.inflight(), intake.enqueued(), intake.rejected(), claims.claimed(),
-        claims.conflicts(), claims.failed(), timedOut.get(), scaleUps.get(), refreshes.get(),
-        polls.get(), poll.intervalNanos(), claims.lastClaimNanos());
-  }
-
-  /** Whether {@link #shutdown} has been called. */
-  public boolean isShutdown() {
-    return intake.isClosed();
-  }
-
-  /**
-   * Stops the scheduler: the seed's {@code Shutdown}. Later enqueues return false; the
-   * scheduler's thread stops taking wake-ups; claims under way finish (a conflict now fails
-   * its request instead of requeueing it); every request still waiting fails with
-   * {@link ClaimException.Reason#SHUT_DOWN}; the scheduler's own claim threads are stopped.
-   * Waits at most {@code timeout} of real time (it waits for threads, not for the scheduler's
-   * clock), then interrupts what is left. With a caller-supplied claim executor, claims under
-   * way are not waited for: they end their requests when they return. Idempotent; a second
-   * caller waits for the first.
-   *
-   * @return true if every thread the scheduler started has stopped and every waiting request
-   *     has been failed
-   * @throws InterruptedException if interrupted while waiting; the scheduler stays shut down
-   * @throws NullPointerException if {@code timeout} is null
-   */
-  public boolean shutdown(Duration timeout) throws InterruptedException {
-    Objects.requireNonNull(timeout, "timeout");
-    long deadline = System.nanoTime() + saturatedNanos(timeout);
-    synchronized (lifecycle) {
-      intake.close();
-      signals.shutDown(); // wakes the loop; discards the wake-ups waiting for their time
-      boolean loopStopped = true;
-      Thread loop = loopThread;
-      if (loop != null) {
-        loopStopped = joinUntil(loop, deadline);
-      }
-      boolean claimsStopped = ownedPool == null || ownedPool.stop(deadline);
-      failEveryWaitingRequest(loopStopped);
-      return loopStopped && claimsStopped;
-    }
-  }
-
-  /** {@link #shutdown(Duration)} with 30 s. */
-  @Override
-  public void close() {
-    try {
-      shutdown(Duration.ofSeconds(30));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  // ---- the scheduler's thread ------------------------------------------------------------
-
-  private void loop() {
-    try {
-      while (true) {
-        Optional<Signal> first = signals.get();
-        if (first.isEmpty() || intake.isClosed()) {
-          return;
-        }
-        handle(first.get());
-      }
-    } catch (InterruptedException e) {
-      // shutdown ran out of time and interrupted us: stop.
-    } catch (RuntimeException | Error e) {
-      log.error("pool {}: the scheduler's thread died; waiting requests fail at shutdown", pool, e);
-      throw e;
-    }
-  }
-
-  /**
-   * Runs what the scheduler's thread would do for the wake-ups queued now, in the calling
-   * thread: for deterministic tests of a scheduler that was not {@link #start}ed.
-   *
-   * @return whether there was anything to do
-   */
-  boolean runPending() {
-    synchronized (lifecycle) {
-      if (started) {
-        throw new IllegalStateException("the scheduler's own thread is running");
-      }
-    }
-    Optional<Signal> first = pollNow();
-    if (first.isEmpty() || intake.isClosed()) {
-      return false;
-    }
-    handle(first.get());
+    } while (!outstanding.compareAndSet(n, n + 1));
+    request.pod().whenComplete((pod, error) -> outstanding.decrementAndGet());
+    handOver(inbox, request, Wake.REQUEST);
     return true;
   }
 
+  /** A pod went Idle: list the idle pods once the informer cache can show it. */
+  public void notifyIdle() {
+    latestIdleNanos = clock.nanoTime();
+    signals.addAfter(Wake.IDLE, settings.idleNotifyDelay()); // if one waits, the earlier stays
+  }
+
+  public Stats stats() {
+    return new Stats(outstanding.get(), inFlight.get(), claimed.get(), conflicts.get(),
+        polls.get(), scaleUps.get(), Duration.ofNanos(pollIntervalNanos));
+  }
+
   /**
-   * One round: takes the wake-ups queued when it began, then acts once. A burst of requests,
-   * conflicts and notifications costs one round, at most one listing of idle pods and one
-   * dispatch pass. (Only those queued at the start: producers re-adding {@code REQUEST} as
-   * fast as it is taken would otherwise keep the round from ever acting.)
+   * Stops the scheduler's thread, waiting at most {@code timeout} (true if it stopped), and
+   * fails every request still waiting. A claim under way ends its request when it returns.
    */
-  private void handle(Signal first) {
-    boolean resetBackoff = false;
+  public synchronized boolean shutdown(Duration timeout) throws InterruptedException {
+    closed = true;
+    signals.shutDown();
+    if (loopThread == null) {
+      failAll(); // never started: the caller's thread owns the line
+      return true;
+    }
+    loopThread.join(Math.max(1, timeout.toMillis())); // it fails what waits as it ends
+    return !loopThread.isAlive();
+  }
+
+  // ---- the scheduler's thread --------------------------------------------------------------
+
+  private void loop() {
+    try {
+      for (Optional<Signal> s; !closed && (s = signals.get()).isPresent(); ) {
+        round(s.get());
+      }
+    } catch (InterruptedException e) {
+      // nothing interrupts it; stop if something does
+    } finally { // also if a round threw: then nothing would serve the requests
+      closed = true;
+      failAll();
+    }
+  }
+
+  /** For tests: runs a round in the caller's thread if a wake-up is due; false if none. */
+  boolean runPending() {
+    if (loopThread != null) {
+      throw new IllegalStateException("the scheduler's own thread runs the rounds");
+    }
+    Signal first = pollNow(signals);
+    if (first != null && !closed) {
+      round(first);
+    }
+    return first != null;
+  }
+
+  /** Takes the wake-ups queued now (later ones could keep it from ever acting), acts once. */
+  private void round(Signal first) {
+    boolean reset = false;
     boolean refresh = false;
     int more = signals.size();
-    for (Optional<Signal> next = Optional.of(first); next.isPresent();
-        next = more-- > 0 ? pollNow() : Optional.empty()) {
-      Signal s = next.get();
-      signals.done(s); // at once: a wake-up arriving from now on is queued again
-      if (s instanceof Signal.Wake w) {
-        switch (w) {
-          case REQUEST, CONFLICT -> resetBackoff = true;
-          case IDLE -> {
-            resetBackoff = true;
-            refresh = true;
-            idle.taken();
-          }
-          case CLAIM_FINISHED -> { }
-        }
-      } else if (s instanceof Signal.Poll p) {
-        if (poll.fired(p)) {
+    for (Signal s = first; s != null; s = more-- > 0 ? pollNow(signals) : null) {
+      signals.done(s); // at once: a wake-up added from now on is queued again
+      if (s instanceof Poll p) {
+        if (pollArmed && p.generation() == pollGeneration) { // else reset meanwhile
+          pollArmed = false;
           polls.incrementAndGet();
           refresh = true;
         }
-      } else if (s instanceof Signal.Recheck) {
-        refresh = true;
-      } else if (s instanceof Signal.Expire e) {
-        expire(e.request());
+      } else if (s instanceof Recheck) {
+        refresh = true; // a conflicted pod's reservation ran out: is it idle after all?
+      } else if (s == Wake.IDLE) {
+        reset = refresh = true;
+        long later = latestIdleNanos + settings.idleNotifyDelay().toNanos() - clock.nanoTime();
+        if (later > 0) { // a notification merged into this wake-up needs a later look
+          signals.addAfter(Wake.IDLE, Duration.ofNanos(later));
+        }
+      } else if (s != Wake.SLOT_FREE) {
+        reset = true; // REQUEST, CONFLICT
       }
     }
-    intake.drainTo(waiting);
-    if (resetBackoff) {
-      poll.reset();
+    for (Request r; (r = retries.pollLast()) != null; ) {
+      waiting.addFirst(r); // conflicted requests go back to the head of the line, in order
+    }
+    for (Request r; (r = inbox.poll()) != null; ) {
+      waiting.addLast(r);
     }
     if (refresh) {
       refresh();
     }
-    Outcome outcome = dispatch(refresh);
-    afterDispatch(outcome, handedOutThisPass > 0);
+    boolean starved = dispatch(refresh);
+    if (reset || waiting.isEmpty()) {
+      resetPoll();
+    }
+    if (waiting.isEmpty()) {
+      starving = false;
+    } else if (starved) {
+      if (!pollArmed) {
+        armPoll();
+      }
+      if (!starving) { // a new starvation episode
+        starving = true;
+        raiseScaleUp(waiting.size());
+      }
+    }
   }
 
-  /**
-   * Hands pods to waiting requests, oldest first, until no request waits, the cap is
-   * reached, or no pod is ready even after one refresh.
-   */
-  private Outcome dispatch(boolean refreshed) {
-    handedOutThisPass = 0;
-    while (true) {
-      ClaimRequest request = waiting.peekFirst();
-      if (request == null) {
-        return Outcome.DRAINED;
-      }
-      if (request.isDone()) { // withdrawn, or timed out
+  /** Hands pods to waiting requests, oldest first; true if it ran out of pods. */
+  private boolean dispatch(boolean refreshed) {
+    while (!waiting.isEmpty()) {
+      Request r = waiting.peekFirst();
+      if (r.pod().isDone()) { // withdrawn
         waiting.pollFirst();
         continue;
       }
-      if (claims.atCap()) {
-        return Outcome.CAPPED; // the next claim to finish wakes us
+      if (atCap()) {
+        return false; // the next claim to finish wakes us
       }
-      PodRef pod = ready.takeAndReserve();
+      String pod = takeAndReserve();
       if (pod == null && !refreshed) {
-        refresh();
+        refresh(); // at most once a round
         refreshed = true;
-        pod = ready.takeAndReserve();
+        continue;
       }
       if (pod == null) {
-        return Outcome.STARVED;
+        return true;
       }
       waiting.pollFirst();
-      claims.start(request, pod);
-      handedOutThisPass++;
+      resetPoll(); // pods were idle after all: the poll starts over
+      inFlight.incrementAndGet();
+      claimExecutor.execute(() -> claim(r, pod));
     }
-  }
-
-  /**
-   * The poll back-off and the scale-up signal follow starvation episodes: an episode begins
-   * when a pass finds requests waiting and no pod, and ends when nothing waits. Within one,
-   * the poll interval doubles each time the poll finds nothing, and goes back to the base
-   * on a new request, an idle notification, a conflict, or a pass that handed out a pod.
-   * The scale-up signal is raised once per episode.
-   */
-  private void afterDispatch(Outcome outcome, boolean gavePods) {
-    if (gavePods) {
-      poll.reset(); // pods were idle after all: the poll starts again from the base
-    }
-    switch (outcome) {
-      case DRAINED -> {
-        poll.reset();
-        scaleUpRaised = false;
-      }
-      case CAPPED -> { }
-      case STARVED -> {
-        if (!poll.isArmed()) {
-          poll.arm();
-        }
-        if (!scaleUpRaised) {
-          scaleUpRaised = true;
-          raiseScaleUp(waitingLive());
-        }
-      }
-    }
-  }
-
-  private int waitingLive() {
-    int n = 0;
-    for (ClaimRequest r : waiting) {
-      if (!r.isDone()) {
-        n++;
-      }
-    }
-    return n;
+    return false;
   }
 
   private void refresh() {
-    refreshes.incrementAndGet();
-    try {
-      ready.admit(api.listIdle(pool));
-    } catch (RuntimeException e) {
-      log.warn("pool {}: listing idle pods failed; the poll will try again", pool, e);
+    List<String> idle = api.listIdle();
+    listed = new HashSet<>(idle);
+    for (String pod : idle) {
+      if (reserved.getIfPresent(pod) == null) {
+        ready.add(pod); // a pod already queued keeps its place
+      }
     }
   }
 
-  private void expire(ClaimRequest request) {
-    if (!request.claiming && request.fail(ClaimException.Reason.TIMED_OUT,
-        request + ": no idle pod in pool " + pool + " within " + request.timeout(), null)) {
-      timedOut.incrementAndGet();
+  /** The oldest ready pod that the latest listing still shows, now reserved; null if none. */
+  private String takeAndReserve() {
+    for (String pod; (pod = pollNow(ready)) != null; ) {
+      ready.done(pod);
+      if (listed.contains(pod) && reserved.asMap().putIfAbsent(pod, Boolean.TRUE) == null) {
+        return pod;
+      }
     }
+    return null;
   }
 
-  /** Single flight: a raise while the previous write is still under way is dropped. */
+  /** Whether the cap is reached; if so the next claim to finish sends {@code SLOT_FREE}. */
+  private boolean atCap() {
+    if (inFlight.get() < settings.maxConcurrentClaims()) {
+      return false;
+    }
+    capped = true; // set before the second look: a claim finishing meanwhile sees it or is seen
+    if (inFlight.get() < settings.maxConcurrentClaims()) {
+      capped = false;
+      return false;
+    }
+    return true;
+  }
+
+  private void armPoll() {
+    Duration interval = backoff.when("poll"); // 10, 20, 40, 80, 160, 300, 300 s...
+    pollArmed = true;
+    pollIntervalNanos = interval.toNanos();
+    signals.addAfter(new Poll(++pollGeneration), interval);
+  }
+
+  private void resetPoll() {
+    backoff.forget("poll");
+    if (pollArmed) {
+      signals.cancel(new Poll(pollGeneration));
+      pollArmed = false;
+    }
+    pollIntervalNanos = 0;
+  }
+
   private void raiseScaleUp(int waitingNow) {
-    if (!scaleUpInFlight.compareAndSet(false, true)) {
-      return;
-    }
     scaleUps.incrementAndGet();
+    claimExecutor.execute(() -> api.markScaleUpPending(waitingNow)); // off the scheduler's thread
+  }
+
+  // ---- claims, on the claim executor -------------------------------------------------------
+
+  private void claim(Request r, String pod) {
     try {
-      claimExecutor.execute(() -> {
-        try {
-          api.markScaleUpPending(pool, waitingNow);
-        } catch (Exception e) {
-          log.warn("pool {}: marking scale-up pending failed", pool, e);
-        } finally {
-          scaleUpInFlight.set(false);
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      scaleUpInFlight.set(false);
-      log.warn("pool {}: the claim executor refused the scale-up write", pool, e);
+      if (r.pod().isDone()) {
+        reserved.invalidate(pod); // withdrawn while it waited for a thread: the pod is untouched
+      } else if (api.claim(pod, r.id())) {
+        r.pod().complete(pod); // (if withdrawn meanwhile, the pod stays claimed)
+        claimed.incrementAndGet();
+      } else { // someone else may own the pod now: it stays reserved; look again after the TTL
+        conflicts.incrementAndGet();
+        signals.addAfter(new Recheck(pod), settings.reservationTtl());
+        handOver(retries, r, Wake.CONFLICT);
+      }
+    } catch (Exception e) {
+      reserved.invalidate(pod);
+      r.pod().completeExceptionally(e);
+    } finally {
+      inFlight.decrementAndGet();
+      if (capped) {
+        capped = false;
+        signals.add(Wake.SLOT_FREE);
+      }
     }
   }
 
-  // ---- helpers ---------------------------------------------------------------------------
+  // ---- helpers -------------------------------------------------------------------------------
 
-  private Optional<Signal> pollNow() {
+  /** Queues {@code r} for the scheduler's thread; after shutdown, fails it instead. */
+  private void handOver(Queue<Request> queue, Request r, Wake wake) {
+    queue.add(r);
+    if (closed) {
+      fail(r); // the thread may have failed what was queued just before the add
+    } else {
+      signals.add(wake);
+    }
+  }
+
+  private void failAll() {
+    for (Queue<Request> queue : List.of(waiting, retries, inbox)) {
+      for (Request r; (r = queue.poll()) != null; ) {
+        fail(r);
+      }
+    }
+  }
+
+  private void fail(Request r) {
+    r.pod().completeExceptionally(new IllegalStateException("pool " + pool + ": shut down"));
+  }
+
+  private static <T> T pollNow(WorkQueue<T> queue) {
     try {
-      return signals.poll(Duration.ZERO);
-    } catch (InterruptedException e) { // poll(ZERO) does not wait
+      return queue.poll(Duration.ZERO).orElse(null);
+    } catch (InterruptedException e) { // poll(ZERO) never waits
       Thread.currentThread().interrupt();
-      return Optional.empty();
-    }
-  }
-
-  private void failEveryWaitingRequest(boolean loopStopped) {
-    String message = "pool " + pool + ": scheduler shut down";
-    List<ClaimRequest> all = new ArrayList<>();
-    if (loopStopped) { // otherwise `waiting` still belongs to the loop
-      all.addAll(waiting);
-      waiting.clear();
-    }
-    all.addAll(intake.takeAll());
-    for (ClaimRequest r : all) {
-      r.fail(ClaimException.Reason.SHUT_DOWN, message, null);
-    }
-  }
-
-  private static boolean joinUntil(Thread thread, long deadline) throws InterruptedException {
-    long left = deadline - System.nanoTime();
-    if (left > 0) {
-      TimeUnit.NANOSECONDS.timedJoin(thread, left);
-    }
-    if (thread.isAlive()) {
-      thread.interrupt();
-      thread.join(100);
-    }
-    return !thread.isAlive();
-  }
-
-  static long saturatedNanos(Duration d) {
-    if (d.isNegative()) {
-      return 0;
-    }
-    try {
-      return Math.min(d.toNanos(), MAX_TIMEOUT_NANOS);
-    } catch (ArithmeticException e) {
-      return MAX_TIMEOUT_NANOS;
+      return null;
     }
   }
 }

@@ -1,9 +1,9 @@
 package dev.workqueue.examples.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.examples.pool.PoolClaimDemo.FakePool;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,24 +14,12 @@ class PoolClaimDemoTest {
   @Test
   void aSmallRun_claimsAPodForEveryRequest_andPrintsTheSummary() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PoolClaimDemo.Summary s = PoolClaimDemo.run(
-        PoolClaimDemo.Options.parse("--pods", "10", "--requests", "40", "--quiet"),
-        new PrintStream(bytes, true, StandardCharsets.UTF_8));
-    String out = bytes.toString(StandardCharsets.UTF_8);
-    assertEquals(40, s.requests());
-    assertEquals(40, s.claimed(), out);
-    assertEquals(0, s.timedOut() + s.shutDown());
-    assertTrue(s.last().scaleUps() >= 1, "40 requests drain 10 pods: " + out);
-    assertTrue(s.podsAtEnd() > 10, "the fake autoscaler added pods");
-    assertTrue(out.contains("claimed 40/40 requests"), out);
-  }
-
-  @Test
-  void badFlags_areRejectedWithUsage() {
-    assertThrows(IllegalArgumentException.class, () -> PoolClaimDemo.Options.parse("--pods", "0"));
-    assertThrows(IllegalArgumentException.class,
-        () -> PoolClaimDemo.Options.parse("--conflict-rate", "1"));
-    assertThrows(IllegalArgumentException.class, () -> PoolClaimDemo.Options.parse("--bogus", "1"));
-    assertThrows(IllegalArgumentException.class, () -> PoolClaimDemo.Options.parse("--pods"));
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    FakePool pool = PoolClaimDemo.run(out, 2, 20, 10); // 2 bursts of 20 requests, 10 pods
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertEquals(40, pool.claims.values().stream().mapToInt(Integer::intValue).sum(), printed);
+    assertEquals(0, pool.doubleHandOuts.get(), printed);
+    assertTrue(pool.pods.size() > 10, "the fake autoscaler added pods: " + printed);
+    assertTrue(printed.contains("claimed 40 of 40 requests"), printed);
   }
 }

@@ -695,16 +695,25 @@ final class QueueEngine<T> {
       if (e != null && e.tryRetire()) { // processing and not added since: it leaves
         entries.remove(item, e);
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
-          lock.lock();
-          try {
-            shutdown.signalIfDrained();
-          } finally {
-            lock.unlock();
-          }
+          signalIfDrained();
         }
         return;
       }
     }
+    doneLocked(item);
+  }
+
+  private void signalIfDrained() {
+    lock.lock();
+    try {
+      shutdown.signalIfDrained();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@link #done} under the lock: it queues a HELD entry, and warns of an unpaired done. */
+  private void doneLocked(T item) {
     lock.lock();
     try {
       long now = waiting.isEmpty() ? lastNow : readClock();

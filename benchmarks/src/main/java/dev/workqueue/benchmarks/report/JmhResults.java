@@ -24,12 +24,12 @@ final class JmhResults {
       Map<String, Metric> secondaryMetrics) {}
 
   /** One metric; JMH writes a NaN error as the string "NaN", which Gson reads as a double. */
-  record Metric(double score, double scoreError, Map<String, Double> scorePercentiles,
-      List<List<Double>> rawData) {}
+  record Metric(double score, double scoreError, String scoreUnit,
+      Map<String, Double> scorePercentiles, List<List<Double>> rawData) {}
 
   /** One figure: {@code bench} is "Class.method", {@code metric} "" for the primary one. */
   record Figure(String bench, String metric, Map<String, String> params, double median,
-      double error, double min, double max) {
+      double error, double min, double max, String unit) {
     boolean overlaps(Figure other) {
       return min <= other.max && other.min <= max;
     }
@@ -71,7 +71,8 @@ final class JmhResults {
         .filter(x -> !Double.isNaN(x)).summaryStatistics();
     boolean none = raw.getCount() == 0;
     return new Figure(bench, metric, params, p50 == null ? m.score() : p50, m.scoreError(),
-        none ? Double.NaN : raw.getMin(), none ? Double.NaN : raw.getMax());
+        none ? Double.NaN : raw.getMin(), none ? Double.NaN : raw.getMax(),
+        m.scoreUnit() == null ? "" : m.scoreUnit());
   }
 
   /**

@@ -244,7 +244,7 @@ public final class ResultsReport {
   private String baseline(String ref) {
     String[] bp = (ref + " ").split(" ", 2);
     Optional<Figure> alloc = r.fig(bp[0] + ":gc.alloc.rate.norm " + bp[1].trim());
-    return r.fig(ref).map(f -> NS.show(f) + " ns/op"
+    return r.fig(ref).map(f -> NS.show(f) + " " + (f.unit().isEmpty() ? "ns/op" : f.unit())
         + alloc.map(a -> ", " + BYTES.show(a.median()) + " B/op").orElse(""))
         .orElse("not measured in this run");
   }

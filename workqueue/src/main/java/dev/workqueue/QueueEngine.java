@@ -695,21 +695,12 @@ final class QueueEngine<T> {
       if (e != null && e.tryRetire()) { // processing and not added since: it leaves
         entries.remove(item, e);
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
-          signalIfDrained();
+          shutdown.lockAndSignalIfDrained();
         }
         return;
       }
     }
     doneLocked(item);
-  }
-
-  private void signalIfDrained() {
-    lock.lock();
-    try {
-      shutdown.signalIfDrained();
-    } finally {
-      lock.unlock();
-    }
   }
 
   /** {@link #done} under the lock: it queues a HELD entry, and warns of an unpaired done. */

@@ -41,6 +41,16 @@ final class Shutdown {
     }
   }
 
+  /** {@link #signalIfDrained} from a thread that does not hold the lock. */
+  void lockAndSignalIfDrained() {
+    lock.lock();
+    try {
+      signalIfDrained();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** {@code shutDown}: stops the queue and ends any draining wait. */
   void shutDown() {
     lock.lock();

@@ -1,7 +1,6 @@
 package dev.workqueue.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
@@ -70,13 +69,12 @@ class ReadmeSnippetsTest {
   }
 
   private static Path readme() {
-    Path p = Path.of("README.md").toAbsolutePath();
-    while (!Files.exists(p)) {
-      Path up = p.getParent().getParent();
-      assertNotNull(up, "README.md above the working directory");
-      p = up.resolve("README.md");
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.exists(dir.resolve("README.md")) && Files.exists(dir.resolve("examples"))) {
+        return dir.resolve("README.md"); // the repository's, not a module's
+      }
     }
-    return p;
+    throw new AssertionError("no README.md above " + Path.of("").toAbsolutePath());
   }
 
   @TestFactory

@@ -5,6 +5,7 @@ module dev.workqueue.examples {
   // they stay on the class path (see the compiler configuration in examples/pom.xml).
   requires transitive dev.workqueue;
   requires dev.workqueue.scheduling;
+  requires dev.workqueue.testing; // the demos' summaries read the recording providers
   requires dev.workqueue.micrometer;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Optional;

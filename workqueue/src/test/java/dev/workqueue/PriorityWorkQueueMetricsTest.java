@@ -8,12 +8,12 @@ import static dev.workqueue.metrics.MetricsProvider.QUEUE_DURATION;
 import static dev.workqueue.metrics.MetricsProvider.RETRIES;
 import static dev.workqueue.metrics.MetricsProvider.UNFINISHED_WORK;
 import static dev.workqueue.metrics.MetricsProvider.WORK_DURATION;
-import static dev.workqueue.metrics.RecordingMetricsProvider.depthWithPriority;
+import static dev.workqueue.testing.RecordingMetricsProvider.depthWithPriority;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
 import java.util.List;

@@ -21,7 +21,7 @@ import dev.workqueue.QueueThreads.Running;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.metrics.MetricsProvider;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;

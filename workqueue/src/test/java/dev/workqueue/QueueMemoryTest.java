@@ -1,6 +1,6 @@
 package dev.workqueue;
 
-import static dev.workqueue.testing.Reachability.collected;
+import static dev.workqueue.testsupport.Reachability.collected;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,7 +11,7 @@ import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testsupport.StressScale;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;

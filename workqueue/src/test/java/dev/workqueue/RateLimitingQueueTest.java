@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.metrics.MetricsProvider;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;

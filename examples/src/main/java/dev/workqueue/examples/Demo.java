@@ -4,7 +4,7 @@ import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.metrics.micrometer.MicrometerMetricsProvider;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -4,7 +4,7 @@ import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

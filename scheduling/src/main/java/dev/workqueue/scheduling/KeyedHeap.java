@@ -32,7 +32,7 @@ import java.util.function.Function;
  * @param <K> the key type, compared with {@code equals}/{@code hashCode}
  * @param <T> the element type
  */
-public final class KeyedHeap<K, T> {
+final class KeyedHeap<K, T> {
   private static final Object[] EMPTY = new Object[0];
 
   /** An element with its key and its current position, so sifting never hashes. */

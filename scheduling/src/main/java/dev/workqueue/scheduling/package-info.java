@@ -1,8 +1,7 @@
 /**
  * kube-scheduler's scheduling queue for any item type: {@link
  * dev.workqueue.scheduling.SchedulingQueue}, built with {@link
- * dev.workqueue.scheduling.SchedulingQueueBuilder}, and the {@link
- * dev.workqueue.scheduling.KeyedHeap} it is made of.
+ * dev.workqueue.scheduling.SchedulingQueueBuilder}.
  *
  * <p>Start with {@code SchedulingQueue.builder(Item::key)}; the defaults behave like the newest
  * kube-scheduler. The essay below explains how an item moves between the queue's parts.

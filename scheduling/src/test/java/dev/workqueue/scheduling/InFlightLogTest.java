@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.scheduling.Fixtures.Job;
+import dev.workqueue.testing.RecordingSchedulingMetricsProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,6 +1,6 @@
 package dev.workqueue.scheduling;
 
-import static dev.workqueue.testing.Reachability.collected;
+import static dev.workqueue.testsupport.Reachability.collected;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.scheduling.Fixtures.Job;
+import dev.workqueue.testing.RecordingSchedulingMetricsProvider;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

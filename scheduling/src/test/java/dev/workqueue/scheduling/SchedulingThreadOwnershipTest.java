@@ -3,7 +3,7 @@ package dev.workqueue.scheduling;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.workqueue.testing.ToolkitThreads;
+import dev.workqueue.testsupport.ToolkitThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

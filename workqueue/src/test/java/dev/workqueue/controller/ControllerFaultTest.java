@@ -19,7 +19,7 @@ import dev.workqueue.metrics.Gauge;
 import dev.workqueue.metrics.Histogram;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -11,7 +11,7 @@ import dev.workqueue.PriorityWorkQueue;
 import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
 import java.util.List;

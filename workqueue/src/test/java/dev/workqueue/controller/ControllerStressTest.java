@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.InvariantChecker;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;

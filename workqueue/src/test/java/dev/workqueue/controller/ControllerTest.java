@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.workqueue.lincheck;
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
-import dev.workqueue.testing.LincheckRuns;
+import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;

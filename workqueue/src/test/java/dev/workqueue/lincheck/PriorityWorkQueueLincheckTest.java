@@ -6,7 +6,7 @@ import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.LincheckRuns;
+import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
 import java.util.Optional;
 import org.jetbrains.lincheck.datastructures.IntGen;

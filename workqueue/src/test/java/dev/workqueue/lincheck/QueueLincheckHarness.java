@@ -1,8 +1,8 @@
 package dev.workqueue.lincheck;
 
 import dev.workqueue.WorkQueue;
-import dev.workqueue.testing.LincheckRuns;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testsupport.LincheckRuns;
+import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

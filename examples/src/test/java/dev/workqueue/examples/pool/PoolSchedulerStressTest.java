@@ -9,7 +9,7 @@ import dev.workqueue.clock.Clock;
 import dev.workqueue.examples.pool.PoolClaimDemo.FakePool;
 import dev.workqueue.examples.pool.PoolScheduler.Request;
 import dev.workqueue.examples.pool.PoolScheduler.Settings;
-import dev.workqueue.testing.StressScale;
+import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -3,7 +3,7 @@ package dev.workqueue.ratelimit.lincheck;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
-import dev.workqueue.testing.LincheckRuns;
+import dev.workqueue.testsupport.LincheckRuns;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;

@@ -1,11 +1,10 @@
-package dev.workqueue.scheduling;
+package dev.workqueue.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.workqueue.metrics.RecordingMetricsProvider;
-import dev.workqueue.scheduling.RecordingSchedulingMetricsProvider.Incoming;
+import dev.workqueue.testing.RecordingSchedulingMetricsProvider.Incoming;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,4 +1,6 @@
-package dev.workqueue.benchmarks;
+package dev.workqueue.scheduling;
+
+import dev.workqueue.clock.FakeClock;
 
 import java.util.Comparator;
 import java.util.PriorityQueue;
@@ -25,8 +27,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code PrioritySort}: higher priority first, then earlier timestamp. One thread.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ActiveQueueBenchmark}, or
- * {@code benchmarks/run.sh quick ActiveQueueBenchmark}. The toolkit's activeQ will be a third
- * method here.
+ * {@code benchmarks/run.sh quick ActiveQueueBenchmark}.
+ *
+ * <p>In the scheduling queue's own package, as Caffeine keeps its benchmarks beside its code:
+ * {@code KeyedHeap} is package-private, and the benchmarks jar runs on the class path.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -48,8 +52,8 @@ public class ActiveQueueBenchmark {
 
   private PriorityQueue<Entry> priorityQueue;
   // Keyed by the entry's unique arrival number, as a scheduler keys pods by UID.
-  private dev.workqueue.scheduling.KeyedHeap<Long, Entry> keyedHeap;
-  private dev.workqueue.scheduling.SchedulingQueue<Long, Entry> schedulingQueue;
+  private KeyedHeap<Long, Entry> keyedHeap;
+  private SchedulingQueue<Long, Entry> schedulingQueue;
   private PriorityBlockingQueue<Entry> priorityBlockingQueue;
   private final int[] priorities = new int[PRIORITIES];
   private long clock;
@@ -62,10 +66,10 @@ public class ActiveQueueBenchmark {
     }
     priorityQueue = new PriorityQueue<>(resident + 1, PRIORITY_SORT);
     priorityBlockingQueue = new PriorityBlockingQueue<>(resident + 1, PRIORITY_SORT);
-    keyedHeap = new dev.workqueue.scheduling.KeyedHeap<>(Entry::timestamp, PRIORITY_SORT);
+    keyedHeap = new KeyedHeap<>(Entry::timestamp, PRIORITY_SORT);
     // A fake clock that never moves: pop order is priority, then arrival (sequence).
-    schedulingQueue = dev.workqueue.scheduling.SchedulingQueue.<Long, Entry>builder(Entry::timestamp)
-        .clock(new dev.workqueue.clock.FakeClock()).priority(Entry::priority).build();
+    schedulingQueue = SchedulingQueue.<Long, Entry>builder(Entry::timestamp)
+        .clock(new FakeClock()).priority(Entry::priority).build();
     for (int i = 0; i < resident; i++) {
       priorityQueue.add(next());
       priorityBlockingQueue.add(next());

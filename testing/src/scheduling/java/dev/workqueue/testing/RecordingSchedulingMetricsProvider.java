@@ -1,11 +1,11 @@
-package dev.workqueue.scheduling;
+package dev.workqueue.testing;
 
-import dev.workqueue.internal.Checks;
 import dev.workqueue.metrics.Counter;
 import dev.workqueue.metrics.Gauge;
-import dev.workqueue.metrics.RecordingMetricsProvider;
+import dev.workqueue.scheduling.SchedulingMetricsProvider;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -64,7 +64,7 @@ public final class RecordingSchedulingMetricsProvider implements SchedulingMetri
    * @throws NullPointerException if {@code values} is null
    */
   public RecordingSchedulingMetricsProvider(RecordingMetricsProvider values) {
-    this.values = Checks.nonNull(values, "values");
+    this.values = Objects.requireNonNull(values, "values");
   }
 
   /**

@@ -1,5 +1,10 @@
-package dev.workqueue.metrics;
+package dev.workqueue.testing;
 
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.Counter;
+import dev.workqueue.metrics.Gauge;
+import dev.workqueue.metrics.Histogram;
+import dev.workqueue.metrics.MetricsProvider;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -27,42 +32,42 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
   private record Key(String queue, String metric) {}
 
   /**
-   * A counter recorded under {@code metric} for {@code queue}; reusable by other providers.
-   * Note the argument order: metric first, unlike the readers such as {@link #count}.
+   * A counter recorded under {@code metric} for {@code queue}; shared with
+   * {@link RecordingSchedulingMetricsProvider}, which stores its series here.
    *
    * @param metric the metric's name, such as {@link MetricsProvider#ADDS}
    * @param queue the queue's (or controller's) name
    * @return a counter that {@link #count} reads; every call for the same names shares it
    */
-  public Counter counter(String metric, String queue) {
+  Counter counter(String metric, String queue) {
     AtomicLong c = counters.computeIfAbsent(new Key(queue, metric), k -> new AtomicLong());
     return c::incrementAndGet;
   }
 
   /**
-   * A gauge recorded under {@code metric} for {@code queue}; reusable by other providers.
-   * Note the argument order: metric first, unlike the readers such as {@link #value}.
+   * A gauge recorded under {@code metric} for {@code queue}; shared with
+   * {@link RecordingSchedulingMetricsProvider}, which stores its series here.
    *
    * @param metric the metric's name, such as {@link MetricsProvider#DEPTH}
    * @param queue the queue's (or controller's) name
    * @return a gauge that {@link #value} reads; every call for the same names shares it
    */
-  public Gauge gauge(String metric, String queue) {
+  Gauge gauge(String metric, String queue) {
     AtomicLong g = gauges.computeIfAbsent(
         new Key(queue, metric), k -> new AtomicLong(Double.doubleToRawLongBits(0)));
     return v -> g.set(Double.doubleToRawLongBits(v));
   }
 
   /**
-   * A histogram recorded under {@code metric} for {@code queue}; reusable by other providers.
-   * Note the argument order: metric first, unlike the readers such as {@link #observations}.
+   * A histogram recorded under {@code metric} for {@code queue}; shared with
+   * {@link RecordingSchedulingMetricsProvider}, which stores its series here.
    *
    * @param metric the metric's name, such as {@link MetricsProvider#WORK_DURATION}
    * @param queue the queue's (or controller's) name
    * @return a histogram that {@link #observations} reads; every call for the same names
    *     shares it
    */
-  public Histogram histogram(String metric, String queue) {
+  Histogram histogram(String metric, String queue) {
     List<Double> h = histograms.computeIfAbsent(
         new Key(queue, metric), k -> Collections.synchronizedList(new ArrayList<>()));
     return h::add;

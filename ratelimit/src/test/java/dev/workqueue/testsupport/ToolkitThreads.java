@@ -1,4 +1,4 @@
-package dev.workqueue.testing;
+package dev.workqueue.testsupport;
 
 import java.util.Set;
 import java.util.stream.Collectors;

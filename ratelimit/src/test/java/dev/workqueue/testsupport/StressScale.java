@@ -1,4 +1,4 @@
-package dev.workqueue.testing;
+package dev.workqueue.testsupport;
 
 /**
  * How big the stress tests run: {@code STRESS_SCALE} (environment) or {@code stress.scale}

@@ -1,4 +1,4 @@
-package dev.workqueue.testing;
+package dev.workqueue.testsupport;
 
 import static org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt.forClasses;
 

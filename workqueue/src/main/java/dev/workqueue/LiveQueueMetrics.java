@@ -53,14 +53,17 @@ final class LiveQueueMetrics<T> implements QueueMetrics<T> {
   }
 
   @Override
-  public void added(T item, int dirty) {
+  public void added(T item, int dirty, int priority) {
     adds.inc();
     depth.set(dirty);
     addTimes.putIfAbsent(item, clock.nanoTime());
   }
 
   @Override
-  public void taken(T item, int dirty) {
+  public void raised(int from, int to) {} // the depth by priority: GuardedMetrics
+
+  @Override
+  public void taken(T item, int dirty, int priority) {
     depth.set(dirty);
     long now = clock.nanoTime();
     Long addedAt = addTimes.remove(item);

@@ -66,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>A timer only for metrics.</b> A queue with live metrics (a named queue) must move due
  * items on time even when no consumer comes, so that its depth and adds are right: it arms one
  * clock wake-up for the head's ready time while items wait and no consumer waits (no earlier
- * than {@link #BACKSTOP_GRACE_NANOS} after a consumer last took an item: that consumer is
+ * than {@link DelayWakeup#GRACE_NANOS} after a consumer last took an item: that consumer is
  * likely back before then). A queue without metrics schedules nothing at all.
  *
  * <h2>User code runs after the change</h2>
@@ -79,14 +79,6 @@ import org.slf4j.LoggerFactory;
 final class QueueEngine<T> {
   private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
 
-  /**
-   * A backstop wake-up comes no earlier than this after a consumer took an item: see above. A
-   * consumer that comes back within it makes the wake-up a no-op, so a busy named queue arms
-   * and fires about one wake-up per this period (at 1 ms, a single consumer spent 1.35x
-   * DelayQueue's CPU per delayed item, on the timer thread's wake-ups); the wake-up is for
-   * metrics only, which nobody reads at a finer grain than this.
-   */
-  static final long BACKSTOP_GRACE_NANOS = 10_000_000;
   /** The most due items moved into the ready order under one hold of the lock. */
   static final int PROMOTE_BATCH = 64;
 
@@ -103,7 +95,6 @@ final class QueueEngine<T> {
   private final String name;
   private final HookGuard guard;
   private final QueueMetrics<T> metrics;
-  private final PriorityDepthMetric depthByPriority; // null: not recorded
   private final ReadyOrder<T> order;
   private final FairOrder<T> fair; // the order, if fair: delayed adds check the dimension early
   private final boolean orderReadsClock;
@@ -140,8 +131,6 @@ final class QueueEngine<T> {
   private Thread leader;
   private volatile boolean shuttingDown; // written under the lock
   private boolean warnedUnpairedDone;
-  private long lastTake;
-  private boolean tookWhileWaiting;
   /**
    * The latest clock reading: the time stamp of an entry that joins the FIFO order while
    * nothing waits (no reading needed then: every item that waits later is ready after it).
@@ -174,8 +163,8 @@ final class QueueEngine<T> {
     this.waiting = new DelayHeap<>(priority);
     QueueMetrics<T> m = b.newMetrics(lock);
     this.backstop = !(m instanceof QueueMetrics.Noop);
-    this.metrics = backstop ? new GuardedMetrics<>(m, guard) : m;
-    this.depthByPriority = priority ? b.newPriorityDepthMetric() : null;
+    this.metrics = backstop
+        ? new GuardedMetrics<>(m, priority ? b.newPriorityDepthMetric() : null, guard) : m;
     this.lockFreeDone = !backstop && fair == null;
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
     this.shutdown = new Shutdown(lock, clock, entries::isEmpty, this::markShuttingDown);
@@ -384,8 +373,7 @@ final class QueueEngine<T> {
 
   private void countAddedLocked(Entry<T> e) {
     dirty++;
-    metrics.added(e.item, dirty);
-    depth(e.priority, 1);
+    metrics.added(e.item, dirty, e.priority);
   }
 
   /** A dirty entry's priority rises to {@code priority}, if that is higher. */
@@ -400,27 +388,7 @@ final class QueueEngine<T> {
       e.priority = priority;
     }
     e.publish();
-    if (depthByPriority != null) {
-      try {
-        depthByPriority.move(old, priority);
-      } catch (Throwable t) {
-        guard.failed("a metrics hook (depth by priority)", t);
-      }
-    }
-  }
-
-  private void depth(int priority, int delta) {
-    if (depthByPriority != null) {
-      try {
-        if (delta > 0) {
-          depthByPriority.increment(priority);
-        } else {
-          depthByPriority.decrement(priority);
-        }
-      } catch (Throwable t) {
-        guard.failed("a metrics hook (depth by priority)", t);
-      }
-    }
+    metrics.raised(old, priority);
   }
 
   /** Removes a waiting add; whether there was one. */
@@ -667,11 +635,9 @@ final class QueueEngine<T> {
     e.publish(); // reads the stamp's last write: every merged add of this round happens-before
     dirty--;
     if (backstop && !waiting.isEmpty()) {
-      lastTake = now;
-      tookWhileWaiting = true;
+      wakeup.tookAt(now);
     }
-    metrics.taken(e.item, dirty);
-    depth(e.priority, -1);
+    metrics.taken(e.item, dirty, e.priority);
   }
 
   /** Waits as the leader until {@code wakeAt}, or until signalled. */
@@ -771,7 +737,7 @@ final class QueueEngine<T> {
 
   /**
    * For a queue with live metrics: makes a clock wake-up due no later than the head's ready
-   * time (or {@link #BACKSTOP_GRACE_NANOS} after a consumer's last take, if that is later)
+   * time (or {@link DelayWakeup#GRACE_NANOS} after a consumer's last take, if that is later)
    * while items wait and no consumer does, and cancels it when nothing waits. While a consumer
    * waits it leaves an armed wake-up alone (cheaper than cancelling it) and arms none.
    */
@@ -786,11 +752,7 @@ final class QueueEngine<T> {
     if (leader != null || waiters > 0) {
       return; // the consumers release what falls due
     }
-    long target = waiting.headReadyAt();
-    if (tookWhileWaiting && lastTake + BACKSTOP_GRACE_NANOS - target > 0) {
-      target = lastTake + BACKSTOP_GRACE_NANOS;
-    }
-    wakeup.arm(target);
+    wakeup.armForHead(waiting.headReadyAt());
   }
 
   private void onWakeupLocked() {

@@ -6,11 +6,17 @@ package dev.workqueue;
  */
 interface QueueMetrics<T> {
 
-  /** {@code item} became dirty; {@code depth} is the new number of dirty items. */
-  void added(T item, int depth);
+  /**
+   * {@code item} became dirty at {@code priority} (0 outside the priority queue); {@code depth}
+   * is the new number of dirty items.
+   */
+  void added(T item, int depth, int priority);
 
-  /** {@code item} was handed out by {@code get}; {@code depth} as above. */
-  void taken(T item, int depth);
+  /** {@code item}, dirty at {@code priority}, was handed out by {@code get}; as above. */
+  void taken(T item, int depth, int priority);
+
+  /** A dirty item's priority rose from {@code from} to {@code to} (the priority queue only). */
+  void raised(int from, int to);
 
   /** {@code item}, which was processing, is done. */
   void finished(T item);
@@ -31,10 +37,13 @@ interface QueueMetrics<T> {
     INSTANCE;
 
     @Override
-    public void added(Object item, int depth) {}
+    public void added(Object item, int depth, int priority) {}
 
     @Override
-    public void taken(Object item, int depth) {}
+    public void taken(Object item, int depth, int priority) {}
+
+    @Override
+    public void raised(int from, int to) {}
 
     @Override
     public void finished(Object item) {}

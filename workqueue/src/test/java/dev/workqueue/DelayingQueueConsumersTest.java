@@ -216,7 +216,7 @@ class DelayingQueueConsumersTest {
     named.addAfter("later", ofSeconds(10));
     assertEquals(Optional.of("a"), named.poll(Duration.ZERO)); // a consumer took an item
     named.addAfter("b", Duration.ofNanos(100_000));
-    long grace = QueueEngine.BACKSTOP_GRACE_NANOS;
+    long grace = DelayWakeup.GRACE_NANOS;
     assertEquals(nanos(ofMillis(10)) + grace, clock.nextWakeup(),
         "b's wake-up waits for the consumer a while: it is likely back to move b itself");
     clock.step(Duration.ofNanos(grace));

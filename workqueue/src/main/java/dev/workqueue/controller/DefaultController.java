@@ -320,7 +320,8 @@ final class DefaultController<T> implements Controller<T> {
   /** One reconcile and its outcome; {@code done} always. */
   private void reconcileOnce(RateLimitingQueue<T> q, T key, int priority) {
     long start = clock.nanoTime();
-    Watchdog watchdog = reconcileTimeoutNanos > 0 ? new Watchdog(Thread.currentThread()) : null;
+    ReconcileWatchdog watchdog =
+        reconcileTimeoutNanos > 0 ? new ReconcileWatchdog(Thread.currentThread()) : null;
     Cancellable timer = watchdog == null ? null
         : clock.schedule(TimeMath.deadline(start, reconcileTimeoutNanos), watchdog);
     Result result = null;
@@ -454,41 +455,6 @@ final class DefaultController<T> implements Controller<T> {
       pq.add(key, AddOptions.ofPriority(priority).withRateLimited(true));
     } else {
       q.addRateLimited(key);
-    }
-  }
-
-  /** Interrupts a reconcile that outlives its timeout; {@link #finish} says if it did. */
-  private static final class Watchdog implements Runnable {
-    private final Thread worker;
-    private final ReentrantLock lock = new ReentrantLock();
-    private boolean finished;
-    private boolean fired;
-
-    Watchdog(Thread worker) {
-      this.worker = worker;
-    }
-
-    @Override
-    public void run() {
-      lock.lock();
-      try {
-        if (!finished) {
-          fired = true;
-          worker.interrupt(); // under the lock: delivered before finish() can report it
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    boolean finish() {
-      lock.lock();
-      try {
-        finished = true;
-        return fired;
-      } finally {
-        lock.unlock();
-      }
     }
   }
 

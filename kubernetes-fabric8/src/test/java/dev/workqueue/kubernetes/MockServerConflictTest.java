@@ -17,6 +17,25 @@ import org.junit.jupiter.api.Test;
 class MockServerConflictTest {
 
   @Test
+  void creatingALeaseThatExists_isAConflict() {
+    try (MockApiServer server = new MockApiServer()) {
+      KubernetesClient a = server.newClient();
+      KubernetesClient b = server.newClient();
+      a.leases().inNamespace("ns").resource(lease("a")).create();
+      KubernetesClientException e = assertThrows(KubernetesClientException.class,
+          () -> b.leases().inNamespace("ns").resource(lease("b")).create());
+      assertEquals(409, e.getCode());
+      assertEquals("a",
+          a.leases().inNamespace("ns").withName("lock").get().getSpec().getHolderIdentity());
+    }
+  }
+
+  private static Lease lease(String holder) {
+    return new LeaseBuilder().withNewMetadata().withName("lock").withNamespace("ns")
+        .endMetadata().withNewSpec().withHolderIdentity(holder).endSpec().build();
+  }
+
+  @Test
   void aLeaseUpdateFromAStaleResourceVersion_isAConflict() {
     try (MockApiServer server = new MockApiServer()) {
       KubernetesClient a = server.newClient();

@@ -1,0 +1,457 @@
+package dev.workqueue.kubernetes;
+
+import dev.workqueue.controller.Controller;
+import dev.workqueue.controller.ControllerBuilder;
+import dev.workqueue.controller.StopResult;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A controller for one kind of Kubernetes object, as controller-runtime's {@code
+ * NewControllerManagedBy(mgr).For(..).Owns(..).Watches(..)}: informers for the reconciled type
+ * and the types it owns or watches, whose events put {@link ObjectKey}s on a toolkit {@link
+ * Controller}, and a reconciler that gets each key with the object from the cache.
+ *
+ * <p>{@link #start} starts the informers and returns once their caches are synced; then the
+ * workers start, or, with {@linkplain Builder#leaderElection leader election}, they run only
+ * while this replica holds the Lease. On every gain of the Lease the caches are replayed
+ * through the event handlers, so a key changed while another replica led, or while none did,
+ * is reconciled: none is lost across a failover. On the loss of the Lease the workers stop
+ * (within half the margin between lease duration and renew deadline) and the replica stands by
+ * with warm caches.
+ *
+ * @param <R> the type of the reconciled objects
+ */
+public final class KubernetesController<R extends HasMetadata> implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KubernetesController.class);
+
+  private final KubernetesClient client;
+  private final String name;
+  private final String namespace; // null: every namespace
+  private final List<Source<?>> sources;
+  private final LeaderElection election; // null: always leading
+  private final Duration cacheSyncTimeout;
+  private final Controller<ObjectKey> core;
+
+  private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
+  private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
+  private final List<Watch<?>> watches = new ArrayList<>();
+  private volatile ObjectCache<R> cache;
+  private volatile boolean started;
+  private volatile boolean stopping;
+  private volatile boolean leading;
+  private volatile LeaseElector elector;
+
+  /** A type to watch and the handler that maps its events to keys. */
+  private record Source<X extends HasMetadata>(Class<X> type,
+      Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
+
+  /** A started informer and its handler. */
+  private record Watch<X extends HasMetadata>(SharedIndexInformer<X> informer,
+      EnqueueHandler<X> handler) {
+    void replay() {
+      informer.getStore().list().forEach(handler::onAdd);
+    }
+  }
+
+  private KubernetesController(Builder<R> b) {
+    this.client = b.client;
+    this.name = b.name;
+    this.namespace = b.namespace;
+    this.sources = List.copyOf(b.sources);
+    this.election = b.election;
+    this.cacheSyncTimeout = b.cacheSyncTimeout;
+    ControllerBuilder<ObjectKey> cb = Controller.builder(name);
+    if (b.options != null) {
+      b.options.accept(cb);
+    }
+    ObjectReconciler<R> reconciler = b.reconciler;
+    this.core = cb.reconciler(key -> reconciler.reconcile(new Request<>(key, cache.get(key))))
+        .build();
+  }
+
+  /**
+   * A builder of a controller for objects of {@code type}.
+   *
+   * @param <R> the type of the reconciled objects
+   * @param client the client the informers and the election use
+   * @param type the reconciled objects' class, such as {@code Deployment.class}
+   * @return a builder
+   */
+  public static <R extends HasMetadata> Builder<R> builder(KubernetesClient client,
+      Class<R> type) {
+    return new Builder<>(client, type);
+  }
+
+  /**
+   * The controller's name: its metrics' {@code controller} label and its workers' thread names.
+   *
+   * @return the name
+   */
+  public String name() {
+    return name;
+  }
+
+  /**
+   * Starts the informers, waits until their caches are synced, then starts the workers, or,
+   * with leader election, starts contending for the Lease. Once only.
+   *
+   * @throws IllegalStateException if already started, or if the caches did not sync within the
+   *     builder's {@code cacheSyncTimeout} (the informers are stopped again)
+   * @throws InterruptedException if interrupted while waiting for the caches
+   */
+  @SuppressWarnings("unchecked")
+  public void start() throws InterruptedException {
+    lifecycle.lock();
+    try {
+      if (started) {
+        throw new IllegalStateException("controller " + name + " was already started");
+      }
+      started = true;
+      List<CompletableFuture<Void>> synced = new ArrayList<>();
+      for (Source<?> s : sources) {
+        synced.add(startWatch(s));
+      }
+      cache = new ObjectCache<>((SharedIndexInformer<R>) watches.get(0).informer());
+      try {
+        CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
+            .get(cacheSyncTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        closeInformers();
+        throw new IllegalStateException("controller " + name + ": the caches did not sync"
+            + " within " + cacheSyncTimeout, e);
+      }
+      if (election == null) {
+        leading = true;
+        core.start(); // the initial lists' keys are queued already
+      } else {
+        contend();
+      }
+    } finally {
+      lifecycle.unlock();
+    }
+  }
+
+  private <X extends HasMetadata> CompletableFuture<Void> startWatch(Source<X> s) {
+    EnqueueHandler<X> handler = s.handler().apply(core::add);
+    Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
+        ? client.resources(s.type()).inNamespace(namespace)
+        : client.resources(s.type()).inAnyNamespace();
+    SharedIndexInformer<X> informer = target.runnableInformer(0);
+    informer.addEventHandler(handler);
+    watches.add(new Watch<>(informer, handler));
+    return informer.start().toCompletableFuture();
+  }
+
+  private void contend() {
+    LeaseElector e = new LeaseElector(client, election, name, this::startedLeading,
+        this::stoppedLeading);
+    elector = e;
+    e.start();
+  }
+
+  private void startedLeading() {
+    leadership.lock();
+    try {
+      if (stopping || leading) {
+        return;
+      }
+      log.info("controller {}: {} leads; starting the workers on a replay of the caches", name,
+          election.identity());
+      core.start();
+      watches.forEach(Watch::replay); // keys changed while another replica (or none) led
+      leading = true;
+    } finally {
+      leadership.unlock();
+    }
+  }
+
+  private void stoppedLeading() {
+    leadership.lock();
+    try {
+      if (!leading) {
+        return; // fabric8 may report a loss twice
+      }
+      leading = false;
+      log.info("controller {}: {} no longer leads; stopping the workers", name,
+          election.identity());
+      Duration margin = election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
+      core.stop(margin);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      leadership.unlock();
+    }
+  }
+
+  /**
+   * Whether this replica's workers run: always after {@link #start} without leader election;
+   * with it, while this replica holds the Lease.
+   *
+   * @return true while leading
+   */
+  public boolean isLeading() {
+    return leading;
+  }
+
+  /**
+   * The cache of the reconciled objects.
+   *
+   * @return the cache
+   * @throws IllegalStateException before {@link #start}
+   */
+  public ObjectCache<R> cache() {
+    ObjectCache<R> c = cache;
+    if (c == null) {
+      throw new IllegalStateException("controller " + name + " is not started");
+    }
+    return c;
+  }
+
+  /**
+   * The toolkit controller that runs the reconciles: to add keys by hand ({@code add}, {@code
+   * addAfter}).
+   *
+   * @return the controller
+   */
+  public Controller<ObjectKey> controller() {
+    return core;
+  }
+
+  /**
+   * Stops contending (releasing the Lease if held), stops the workers as {@link
+   * Controller#stop} does, and stops the informers.
+   *
+   * @param timeout how long running reconciles may take to finish
+   * @return what the workers' stop reports
+   * @throws InterruptedException if interrupted while waiting for the workers
+   */
+  public StopResult<ObjectKey> stop(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout must not be null");
+    stopping = true;
+    StopResult<ObjectKey> result;
+    leadership.lock();
+    try {
+      leading = false; // the elector's report of the end finds the workers stopped
+      result = core.stop(timeout);
+    } finally {
+      leadership.unlock();
+    }
+    LeaseElector e = elector;
+    if (e != null) {
+      e.stop(); // after the workers: then it releases the Lease for the next leader
+    }
+    lifecycle.lock();
+    try {
+      closeInformers();
+    } finally {
+      lifecycle.unlock();
+    }
+    return result;
+  }
+
+  /** {@link #stop} with 30 s for running reconciles. */
+  @Override
+  public void close() throws InterruptedException {
+    stop(Duration.ofSeconds(30));
+  }
+
+  private void closeInformers() {
+    for (Watch<?> w : watches) {
+      try {
+        w.informer().close();
+      } catch (RuntimeException e) {
+        log.warn("controller {}: an informer failed to stop", name, e);
+      }
+    }
+  }
+
+  /**
+   * Builds a {@link KubernetesController}.
+   *
+   * @param <R> the type of the reconciled objects
+   */
+  public static final class Builder<R extends HasMetadata> {
+    private final KubernetesClient client;
+    private final Class<R> type;
+    private final List<Source<?>> sources = new ArrayList<>();
+    private String name;
+    private String namespace;
+    private EventFilter<? super R> filter;
+    private ObjectReconciler<R> reconciler;
+    private LeaderElection election;
+    private Consumer<ControllerBuilder<ObjectKey>> options;
+    private Duration cacheSyncTimeout = Duration.ofMinutes(2);
+
+    private Builder(KubernetesClient client, Class<R> type) {
+      this.client = Objects.requireNonNull(client, "client must not be null");
+      this.type = Objects.requireNonNull(type, "type must not be null");
+      this.name = HasMetadata.getKind(type).toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The controller's name; the default is the kind in lower case.
+     *
+     * @param name the name
+     * @return this builder
+     */
+    public Builder<R> name(String name) {
+      Objects.requireNonNull(name, "name must not be null");
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("name must not be empty");
+      }
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * Watches one namespace only (cluster-scoped types are watched whole); the default is
+     * every namespace.
+     *
+     * @param namespace the namespace
+     * @return this builder
+     */
+    public Builder<R> inNamespace(String namespace) {
+      Objects.requireNonNull(namespace, "namespace must not be null");
+      if (namespace.isEmpty()) {
+        throw new IllegalArgumentException("namespace must not be empty");
+      }
+      this.namespace = namespace;
+      return this;
+    }
+
+    /**
+     * Reconciles the controller owner of each object of {@code owned} that changes (see
+     * {@link EnqueueHandler#forOwner}).
+     *
+     * @param owned the owned objects' class, such as {@code ReplicaSet.class}
+     * @return this builder
+     */
+    public Builder<R> owns(Class<? extends HasMetadata> owned) {
+      Objects.requireNonNull(owned, "owned must not be null");
+      addSource(owned, sink -> EnqueueHandler.forOwner(type, sink));
+      return this;
+    }
+
+    /**
+     * Reconciles the keys {@code mapper} gives for each object of {@code watched} that changes
+     * (see {@link EnqueueHandler#mapped}).
+     *
+     * @param <X> the watched type
+     * @param watched the watched objects' class
+     * @param mapper the keys of the reconciled objects an object of {@code watched} affects
+     * @return this builder
+     */
+    public <X extends HasMetadata> Builder<R> watches(Class<X> watched,
+        Function<? super X, ? extends Collection<ObjectKey>> mapper) {
+      Objects.requireNonNull(watched, "watched must not be null");
+      Objects.requireNonNull(mapper, "mapper must not be null");
+      addSource(watched, sink -> EnqueueHandler.mapped(mapper, sink));
+      return this;
+    }
+
+    private <X extends HasMetadata> void addSource(Class<X> t,
+        Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {
+      sources.add(new Source<>(t, handler));
+    }
+
+    /**
+     * Drops the reconciled type's events that {@code filter} does not pass (owned and watched
+     * types are not filtered).
+     *
+     * @param filter which events of the reconciled objects enqueue their keys
+     * @return this builder
+     */
+    public Builder<R> withEventFilter(EventFilter<? super R> filter) {
+      this.filter = Objects.requireNonNull(filter, "filter must not be null");
+      return this;
+    }
+
+    /**
+     * The reconciler; required.
+     *
+     * @param reconciler called with each key and the cached object
+     * @return this builder
+     */
+    public Builder<R> reconciler(ObjectReconciler<R> reconciler) {
+      this.reconciler = Objects.requireNonNull(reconciler, "reconciler must not be null");
+      return this;
+    }
+
+    /**
+     * Runs the workers only while this replica holds the Lease.
+     *
+     * @param election the Lease and durations
+     * @return this builder
+     */
+    public Builder<R> leaderElection(LeaderElection election) {
+      this.election = Objects.requireNonNull(election, "election must not be null");
+      return this;
+    }
+
+    /**
+     * Settings of the toolkit controller that runs the reconciles: workers, retries, rate
+     * limiter, reconcile timeout, metrics, clock. Its reconciler is this builder's.
+     *
+     * @param options applied to the controller's builder
+     * @return this builder
+     */
+    public Builder<R> controller(Consumer<ControllerBuilder<ObjectKey>> options) {
+      this.options = Objects.requireNonNull(options, "options must not be null");
+      return this;
+    }
+
+    /**
+     * How long {@link KubernetesController#start} waits for the caches; default 2 minutes.
+     *
+     * @param timeout the wait
+     * @return this builder
+     */
+    public Builder<R> cacheSyncTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout must not be null");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+      }
+      this.cacheSyncTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Builds the controller; nothing runs until {@link KubernetesController#start}.
+     *
+     * @return the controller
+     * @throws IllegalStateException if no reconciler was set
+     */
+    public KubernetesController<R> build() {
+      if (reconciler == null) {
+        throw new IllegalStateException("reconciler must be set");
+      }
+      EventFilter<? super R> f = filter;
+      sources.add(0, new Source<>(type, sink -> f == null ? EnqueueHandler.<R>forObject(sink)
+          : EnqueueHandler.<R>forObject(sink).withFilter(f)));
+      try {
+        return new KubernetesController<>(this);
+      } finally {
+        sources.remove(0);
+      }
+    }
+  }
+}

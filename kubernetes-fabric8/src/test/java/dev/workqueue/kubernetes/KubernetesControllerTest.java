@@ -1,0 +1,127 @@
+package dev.workqueue.kubernetes;
+
+import static dev.workqueue.kubernetes.SecretCopies.NS;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** One replica, no leader election: informers, cache, owner mapping and the reconciler. */
+@Timeout(60)
+class KubernetesControllerTest {
+  private final MockApiServer server = new MockApiServer();
+  private final KubernetesClient client = server.newClient();
+  private final SecretCopies.Checker checker = new SecretCopies.Checker();
+  private KubernetesController<ConfigMap> controller;
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    if (controller != null) {
+      controller.stop(Duration.ofSeconds(5));
+    }
+    server.close();
+  }
+
+  @Test
+  void reconcilesEveryObject_andWhatItOwns_withTheObjectFromTheCache() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      client.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v" + i))
+          .create();
+    }
+    Set<String> seenWithoutObject = ConcurrentHashMap.newKeySet();
+    ObjectReconciler<ConfigMap> copies = SecretCopies.reconciler("only", client, checker);
+    controller = KubernetesController.builder(client, ConfigMap.class)
+        .inNamespace(NS)
+        .owns(Secret.class)
+        .reconciler(request -> {
+          if (request.object().isEmpty()) {
+            seenWithoutObject.add(request.key().name());
+          }
+          return copies.reconcile(request);
+        })
+        .controller(c -> c.workers(2))
+        .build();
+    controller.start();
+    assertTrue(controller.cache().hasSynced(), "start returns once the caches are synced");
+    assertTrue(controller.isLeading());
+
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> SecretCopies.unconverged(client).isEmpty());
+    assertEquals(Set.of(), seenWithoutObject, "workers start after the cache has every object");
+
+    // A change of the reconciled object.
+    client.configMaps().inNamespace(NS).withName("cm-1")
+        .edit(cm -> new ConfigMapBuilder(cm).withData(Map.of("value", "changed")).build());
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> SecretCopies.unconverged(client).isEmpty());
+
+    // A change of an owned object maps to its owner, which puts it back.
+    client.secrets().inNamespace(NS).withName("cm-2").delete();
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> client.secrets().inNamespace(NS).withName("cm-2").get() != null);
+
+    // A deletion reaches the reconciler with no object.
+    client.configMaps().inNamespace(NS).withName("cm-3").delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> seenWithoutObject.contains("cm-3"));
+    assertEquals(List.of(), checker.violations);
+  }
+
+  @Test
+  void watches_mapsAnotherTypeToKeys_andTheFilterDropsEvents() throws Exception {
+    client.configMaps().inNamespace(NS).resource(SecretCopies.source("a", "1")).create();
+    client.configMaps().inNamespace(NS).resource(new ConfigMapBuilder(
+        SecretCopies.source("skipped", "1")).editMetadata().addToLabels("skip", "yes")
+        .endMetadata().build()).create();
+    Set<String> reconciled = ConcurrentHashMap.newKeySet();
+    controller = KubernetesController.builder(client, ConfigMap.class)
+        .inNamespace(NS)
+        .withEventFilter(EventFilter.matching(
+            cm -> cm.getMetadata().getLabels() == null
+                || !cm.getMetadata().getLabels().containsKey("skip")))
+        // a Secret named "touch-X" asks for ConfigMap X
+        .watches(Secret.class, s -> s.getMetadata().getName().startsWith("touch-")
+            ? List.of(ObjectKey.of(NS, s.getMetadata().getName().substring(6))) : List.of())
+        .reconciler(request -> {
+          reconciled.add(request.key().name() + (request.object().isPresent() ? "" : "?"));
+          return null;
+        })
+        .build();
+    controller.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> reconciled.contains("a"));
+
+    client.secrets().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+        .withNewMetadata().withName("touch-b").withNamespace(NS).endMetadata().build()).create();
+    await().atMost(Duration.ofSeconds(30)).until(() -> reconciled.contains("b?"));
+    assertTrue(!reconciled.contains("skipped"), "filtered out: " + reconciled);
+  }
+
+  @Test
+  void misuse_isRefusedNamingTheArgument() throws Exception {
+    assertEquals("reconciler must be set", assertThrows(IllegalStateException.class,
+        () -> KubernetesController.builder(client, ConfigMap.class).build()).getMessage());
+    assertEquals("client must not be null", assertThrows(NullPointerException.class,
+        () -> KubernetesController.builder(null, ConfigMap.class)).getMessage());
+    assertEquals("namespace must not be empty", assertThrows(IllegalArgumentException.class,
+        () -> KubernetesController.builder(client, ConfigMap.class).inNamespace(""))
+        .getMessage());
+    controller = KubernetesController.builder(client, ConfigMap.class).inNamespace(NS)
+        .reconciler(r -> null).build();
+    assertThrows(IllegalStateException.class, controller::cache, "not started");
+    controller.start();
+    assertEquals("controller configmap was already started",
+        assertThrows(IllegalStateException.class, controller::start).getMessage());
+  }
+}

@@ -1,0 +1,191 @@
+package dev.workqueue.kubernetes;
+
+import static dev.workqueue.kubernetes.SecretCopies.NS;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.workqueue.testsupport.ToolkitThreads;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Replicas on one Lease, each with its own client of one mock API server: one reconciles at a
+ * time, a crashed leader's Lease is taken over and nothing is lost. Leader election runs on
+ * fabric8's elector, which reads the wall clock, so the durations are short and the waits use
+ * Awaitility.
+ */
+@Timeout(120)
+class LeaderElectionTest {
+  private static final Duration LEASE = Duration.ofSeconds(3);
+  private static final Duration RENEW = Duration.ofSeconds(2);
+  private static final Duration RETRY = Duration.ofMillis(250);
+  private static final int OBJECTS = 20;
+
+  private final MockApiServer server = new MockApiServer();
+  private final KubernetesClient admin = server.newClient();
+  private final SecretCopies.Checker checker = new SecretCopies.Checker();
+  private final List<Replica> replicas = new ArrayList<>();
+
+  /** A replica: its own client, which can be cut off from the server, and its controller. */
+  private record Replica(String id, KubernetesClient client, AtomicBoolean partitioned,
+      KubernetesController<ConfigMap> controller) {}
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    for (Replica r : replicas) {
+      r.controller().stop(Duration.ofSeconds(5));
+    }
+    server.close();
+  }
+
+  @ParameterizedTest(name = "{0} replicas")
+  @ValueSource(ints = {2, 3})
+  void oneReplicaReconcilesAtATime_andACrashedLeaderIsReplaced_losingNothing(int count)
+      throws Exception {
+    for (int i = 0; i < OBJECTS; i++) {
+      admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
+    }
+    for (int i = 0; i < count; i++) {
+      replicas.add(replica("replica-" + i));
+    }
+    for (Replica r : replicas) {
+      r.controller().start();
+    }
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> leaders().size() == 1);
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> SecretCopies.unconverged(admin).isEmpty());
+    Replica first = leaders().get(0);
+    assertEquals(1, leaders().size(), "exactly one leads");
+
+    // The leader is cut off from the API server: it can neither renew nor release the Lease.
+    first.partitioned().set(true);
+    for (int i = 0; i < OBJECTS; i++) {
+      int n = i;
+      admin.configMaps().inNamespace(NS).withName("cm-" + n).edit(cm ->
+          new ConfigMapBuilder(cm).withData(Map.of("value", "v2-" + n)).build());
+    }
+
+    // Another replica takes the Lease once it expires, and reconciles what changed meanwhile.
+    await().atMost(LEASE.plus(RETRY).multipliedBy(4).plusSeconds(10))
+        .until(() -> SecretCopies.unconverged(admin).isEmpty());
+    await().atMost(Duration.ofSeconds(10)).until(() -> leaders().stream()
+        .anyMatch(r -> r != first));
+    Replica second = leaders().stream().filter(r -> r != first).findFirst().orElseThrow();
+    assertNotEquals(first.id(), second.id());
+    assertTrue(checker.reconciles.get(second.id()).get() > 0, "the new leader reconciled");
+    assertEquals(List.of(), checker.violations, "no two replicas reconciled at once");
+
+    for (Replica r : replicas) {
+      r.controller().stop(Duration.ofSeconds(5));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> ToolkitThreads.alive().isEmpty());
+  }
+
+  @Test
+  void aStoppedLeaderReleasesTheLease_andAnotherTakesItWithoutWaitingForExpiry()
+      throws Exception {
+    // A long lease: only a release lets the second replica in within the wait below.
+    Duration longLease = Duration.ofSeconds(60);
+    Replica a = replica("a", longLease, Duration.ofSeconds(10));
+    Replica b = replica("b", longLease, Duration.ofSeconds(10));
+    replicas.add(a);
+    replicas.add(b);
+    a.controller().start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.controller().isLeading());
+    b.controller().start();
+
+    a.controller().stop(Duration.ofSeconds(5));
+    await().atMost(Duration.ofSeconds(20)).until(() -> b.controller().isLeading());
+    assertTrue(!a.controller().isLeading());
+  }
+
+  @Test
+  void aLeaderWhoseLeaseIsTaken_stopsItsWorkers_andOnRegainingItReconcilesWhatChangedMeanwhile()
+      throws Exception {
+    for (int i = 0; i < 5; i++) {
+      admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
+    }
+    Replica a = replica("a");
+    replicas.add(a);
+    a.controller().start();
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> SecretCopies.unconverged(admin).isEmpty());
+
+    // Another holder takes the Lease (as a replica would after a partition): a stops leading.
+    admin.leases().inNamespace(NS).withName("copies-leader").edit(l -> new LeaseBuilder(l)
+        .editSpec().withHolderIdentity("intruder").endSpec().build());
+    await().atMost(Duration.ofSeconds(10)).until(() -> !a.controller().isLeading());
+    int before = checker.reconciles.get("a").get();
+    for (int i = 0; i < 5; i++) {
+      int n = i;
+      admin.configMaps().inNamespace(NS).withName("cm-" + n).edit(cm ->
+          new ConfigMapBuilder(cm).withData(Map.of("value", "v2-" + n)).build());
+    }
+    // The intruder never renews: a takes the Lease back once it expires, and the replay of its
+    // cache reconciles the changes its stopped workers did not see.
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> SecretCopies.unconverged(admin).isEmpty());
+    assertTrue(a.controller().isLeading());
+    assertTrue(checker.reconciles.get("a").get() >= before + 5);
+  }
+
+  @Test
+  void badDurations_areRefusedNamingTheArgument() {
+    LeaderElection base = LeaderElection.lease("ns", "lock");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> base.withDurations(
+        Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(2))).getMessage()
+        .startsWith("leaseDuration must be more than renewDeadline"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> base.withDurations(
+        Duration.ofSeconds(15), Duration.ofSeconds(2), Duration.ofSeconds(2))).getMessage()
+        .startsWith("renewDeadline must be more than 1.2 x retryPeriod"));
+    // The Lease keeps whole seconds: a 1.5 s lease would be 1 s to the other replicas, which
+    // then take a Lease its holder still renews within its renew deadline.
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> base.withDurations(
+        Duration.ofMillis(1500), Duration.ofSeconds(1), Duration.ofMillis(200))).getMessage()
+        .startsWith("leaseDuration must be whole seconds"));
+    assertEquals("identity must not be empty",
+        assertThrows(IllegalArgumentException.class, () -> base.withIdentity("")).getMessage());
+  }
+
+  // ---- helpers ----
+
+  private List<Replica> leaders() {
+    return replicas.stream().filter(r -> r.controller().isLeading()).toList();
+  }
+
+  private Replica replica(String id) {
+    return replica(id, LEASE, RENEW);
+  }
+
+  private Replica replica(String id, Duration lease, Duration renew) {
+    AtomicBoolean partitioned = new AtomicBoolean();
+    KubernetesClient client = server.newClient(partitioned);
+    KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
+        .name("copies")
+        .inNamespace(NS)
+        .owns(Secret.class)
+        .reconciler(SecretCopies.reconciler(id, client, checker))
+        .leaderElection(LeaderElection.lease(NS, "copies-leader").withIdentity(id)
+            .withDurations(lease, renew, RETRY))
+        .controller(b -> b.workers(2))
+        .build();
+    return new Replica(id, client, partitioned, c);
+  }
+}

@@ -53,7 +53,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
-  private final List<Watch<?>> watches = new ArrayList<>();
+  private final List<Watch<?>> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile ObjectCache<R> cache;
   private volatile boolean started;
   private volatile boolean stopping;
@@ -210,6 +210,21 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    */
   public boolean isLeading() {
     return leading;
+  }
+
+  /**
+   * The controller's health, for liveness and readiness probes: caches synced, leading or
+   * standing by, workers alive of configured, keys queued and waiting, time since the last
+   * reconcile.
+   *
+   * @return a snapshot
+   */
+  public Health health() {
+    boolean synced = started && !watches.isEmpty()
+        && watches.stream().allMatch(w -> w.informer().hasSynced());
+    Health.Leadership role = election == null ? Health.Leadership.NOT_ELECTING
+        : leading ? Health.Leadership.LEADING : Health.Leadership.STANDING_BY;
+    return new Health(synced, role, core.status());
   }
 
   /**

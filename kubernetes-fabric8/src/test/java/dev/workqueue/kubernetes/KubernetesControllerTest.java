@@ -54,9 +54,14 @@ class KubernetesControllerTest {
         })
         .controller(c -> c.workers(2))
         .build();
+    assertTrue(!controller.health().cachesSynced(), "not started");
     controller.start();
     assertTrue(controller.cache().hasSynced(), "start returns once the caches are synced");
     assertTrue(controller.isLeading());
+    Health health = controller.health();
+    assertTrue(health.isReady(), health.toString());
+    assertEquals(Health.Leadership.NOT_ELECTING, health.leadership());
+    assertEquals(2, health.workers().configuredWorkers());
 
     await().atMost(Duration.ofSeconds(30))
         .until(() -> SecretCopies.unconverged(client).isEmpty());
@@ -77,6 +82,7 @@ class KubernetesControllerTest {
     client.configMaps().inNamespace(NS).withName("cm-3").delete();
     await().atMost(Duration.ofSeconds(30)).until(() -> seenWithoutObject.contains("cm-3"));
     assertEquals(List.of(), checker.violations);
+    assertTrue(controller.health().workers().sinceLastReconcile().isPresent());
   }
 
   @Test

@@ -73,6 +73,12 @@ class LeaderElectionTest {
         .until(() -> SecretCopies.unconverged(admin).isEmpty());
     Replica first = leaders().get(0);
     assertEquals(1, leaders().size(), "exactly one leads");
+    for (Replica r : replicas) {
+      Health h = r.controller().health();
+      assertTrue(h.isReady(), "leader and standbys alike: " + h);
+      assertEquals(r == first ? Health.Leadership.LEADING : Health.Leadership.STANDING_BY,
+          h.leadership());
+    }
 
     // The leader is cut off from the API server: it can neither renew nor release the Lease.
     first.partitioned().set(true);

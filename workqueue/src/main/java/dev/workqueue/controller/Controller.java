@@ -118,6 +118,15 @@ public interface Controller<T> extends AutoCloseable {
    */
   StopResult<T> stop(Duration timeout) throws InterruptedException;
 
+  /**
+   * A snapshot for health checks: running or not, live and busy workers, queued and waiting
+   * keys, the time since the last reconcile ended. Cheap enough for a probe every few seconds
+   * (it takes the queue's lock to count).
+   *
+   * @return the snapshot
+   */
+  ControllerStatus status();
+
   /** {@code stop} with the builder's stop timeout (default 30 s). */
   @Override
   void close() throws InterruptedException;

@@ -64,6 +64,8 @@ final class DefaultController<T> implements Controller<T> {
   private final Gauge activeWorkersGauge;
   private final AtomicInteger activeWorkers = new AtomicInteger();
   private volatile boolean warnedMetrics;
+  private volatile long lastReconcileEnd;
+  private volatile boolean reconciled;
 
   private final ReentrantLock lifecycle = new ReentrantLock();
   private volatile RateLimitingQueue<T> queue;
@@ -246,6 +248,19 @@ final class DefaultController<T> implements Controller<T> {
   }
 
   @Override
+  public ControllerStatus status() {
+    Run r = run;
+    RateLimitingQueue<T> q = queue;
+    int queued = q.isShuttingDown() ? 0 : q.size();
+    int waiting = q.isShuttingDown() ? 0 : q.waitingCount();
+    java.util.Optional<Duration> since = reconciled
+        ? java.util.Optional.of(Duration.ofNanos(Math.max(0, clock.nanoTime() - lastReconcileEnd)))
+        : java.util.Optional.empty();
+    return new ControllerStatus(r != null, workers, r == null ? 0 : r.live(),
+        activeWorkers.get(), queued, waiting, since);
+  }
+
+  @Override
   public void close() throws InterruptedException {
     stop(stopTimeout);
   }
@@ -368,6 +383,8 @@ final class DefaultController<T> implements Controller<T> {
       }
     } finally {
       doneGuarded(q, key);
+      lastReconcileEnd = clock.nanoTime();
+      reconciled = true;
     }
     if (fatal != null) {
       // The key is done and requeued; this worker ends, as the JVM may be broken.

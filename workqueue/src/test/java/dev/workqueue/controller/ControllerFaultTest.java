@@ -402,6 +402,11 @@ class ControllerFaultTest {
     await().dontCatchUncaughtExceptions().atMost(10, SECONDS)
         .until(() -> workerThreads("fatal").size() == 1);
     assertEquals(1, ((DefaultController<String>) controller).queue().waitingCount());
+    ControllerStatus status = controller.status();
+    assertEquals(2, status.configuredWorkers());
+    assertEquals(1, status.liveWorkers(), "a health check sees the lost worker");
+    assertFalse(status.workersAlive());
+    assertEquals(1, status.waiting(), "the key waits out its back-off");
     clock.stepMillis(5);
     assertEquals("fatal", nextCall(), "requeued with back-off, reconciled by the other worker");
     controller.add("next");

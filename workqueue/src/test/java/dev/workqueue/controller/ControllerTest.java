@@ -102,6 +102,35 @@ class ControllerTest {
   }
 
   @Test
+  void status_reportsWorkersQueueAndTheLastReconcile() throws Exception {
+    controller = (DefaultController<String>) builder().workers(3).build();
+    controller.add("a");
+    controller.add("b");
+    ControllerStatus before = controller.status();
+    assertEquals(new ControllerStatus(false, 3, 0, 0, 2, 0, java.util.Optional.empty()), before,
+        "not started: keys queue up");
+    assertTrue(before.workersAlive(), "no worker is missing from a stopped controller");
+
+    script("b", new RuntimeException("retry"), Result.success());
+    controller.start();
+    nextCall();
+    nextCall();
+    awaitIdle();
+    await().atMost(10, SECONDS).until(() -> controller.status().liveWorkers() == 3);
+    ControllerStatus running = controller.status();
+    assertTrue(running.running());
+    assertEquals(0, running.queued());
+    assertEquals(1, running.waiting(), "b waits out its back-off");
+    assertEquals(java.util.Optional.of(Duration.ZERO), running.sinceLastReconcile());
+    clock.stepMillis(3);
+    assertEquals(java.util.Optional.of(Duration.ofMillis(3)),
+        controller.status().sinceLastReconcile(), "on the controller's clock");
+
+    controller.stop(Duration.ofSeconds(1));
+    assertEquals(false, controller.status().running());
+  }
+
+  @Test
   void failures_backOff5_10_20ms_andSuccessForgets() throws Exception {
     RuntimeException boom = new RuntimeException("boom");
     script("k", boom, boom, boom, Result.success(), boom);

@@ -1,11 +1,12 @@
 /** Runnable examples; a named module so that they can only use the exported API. */
 module dev.workqueue.examples {
   // transitive: the examples' public methods take and return toolkit types (Clock, FakeClock).
-  // The fabric8 jars of KubernetesController are not required here: they name no module, so
+  // The fabric8 jars of ConfigMapController are not required here: they name no module, so
   // they stay on the class path (see the compiler configuration in examples/pom.xml).
   requires transitive dev.workqueue;
   requires dev.workqueue.scheduling;
   requires dev.workqueue.testing; // the demos' summaries read the recording providers
+  requires dev.workqueue.kubernetes; // ConfigMapController (an automatic module)
   requires dev.workqueue.micrometer;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;

@@ -3,6 +3,8 @@ package dev.workqueue.kubernetes;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.ControllerBuilder;
 import dev.workqueue.controller.StopResult;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.Gauge;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -50,6 +52,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private final LeaderElection election; // null: always leading
   private final Duration cacheSyncTimeout;
   private final Controller<ObjectKey> core;
+  private final Gauge leaderStatus; // leader_election_master_status of the Lease
 
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
@@ -80,6 +83,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
     ControllerBuilder<ObjectKey> cb = Controller.builder(name);
+    ControllerMetricsProvider metrics =
+        b.metrics == null ? ControllerMetricsProvider.noop() : b.metrics;
+    cb.metricsProvider(metrics);
+    this.leaderStatus = election == null ? Gauge.NOOP
+        : metrics.newLeaderElectionMasterStatus(election.name());
+    leaderStatus.set(0);
     if (b.options != null) {
       b.options.accept(cb);
     }
@@ -179,6 +188,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       core.start();
       watches.forEach(Watch::replay); // keys changed while another replica (or none) led
       leading = true;
+      leaderStatus.set(1);
     } finally {
       leadership.unlock();
     }
@@ -191,6 +201,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         return; // fabric8 may report a loss twice
       }
       leading = false;
+      leaderStatus.set(0);
       log.info("controller {}: {} no longer leads; stopping the workers", name,
           election.identity());
       Duration margin = election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
@@ -266,6 +277,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     leadership.lock();
     try {
       leading = false; // the elector's report of the end finds the workers stopped
+      leaderStatus.set(0);
       result = core.stop(timeout);
     } finally {
       leadership.unlock();
@@ -314,6 +326,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     private ObjectReconciler<R> reconciler;
     private LeaderElection election;
     private Consumer<ControllerBuilder<ObjectKey>> options;
+    private ControllerMetricsProvider metrics;
     private Duration cacheSyncTimeout = Duration.ofMinutes(2);
 
     private Builder(KubernetesClient client, Class<R> type) {
@@ -431,6 +444,19 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
      */
     public Builder<R> controller(Consumer<ControllerBuilder<ObjectKey>> options) {
       this.options = Objects.requireNonNull(options, "options must not be null");
+      return this;
+    }
+
+    /**
+     * Where the controller's metrics go: controller-runtime's reconcile metrics (as {@code
+     * controller(c -> c.metricsProvider(provider))}) and, with leader election, client-go's
+     * {@code leader_election_master_status} of the Lease.
+     *
+     * @param provider the metrics provider, such as a {@code MicrometerMetricsProvider}
+     * @return this builder
+     */
+    public Builder<R> metricsProvider(ControllerMetricsProvider provider) {
+      this.metrics = Objects.requireNonNull(provider, "provider must not be null");
       return this;
     }
 

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.testsupport.ToolkitThreads;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -44,7 +46,11 @@ class LeaderElectionTest {
 
   /** A replica: its own client, which can be cut off from the server, and its controller. */
   private record Replica(String id, KubernetesClient client, AtomicBoolean partitioned,
-      KubernetesController<ConfigMap> controller) {}
+      KubernetesController<ConfigMap> controller, RecordingMetricsProvider metrics) {
+    double masterStatus() {
+      return metrics.value("copies-leader", ControllerMetricsProvider.LEADER_ELECTION_MASTER_STATUS);
+    }
+  }
 
   @AfterEach
   void tearDown() throws InterruptedException {
@@ -78,6 +84,7 @@ class LeaderElectionTest {
       assertTrue(h.isReady(), "leader and standbys alike: " + h);
       assertEquals(r == first ? Health.Leadership.LEADING : Health.Leadership.STANDING_BY,
           h.leadership());
+      assertEquals(r == first ? 1.0 : 0.0, r.masterStatus(), "leader_election_master_status");
     }
 
     // The leader is cut off from the API server: it can neither renew nor release the Lease.
@@ -97,6 +104,8 @@ class LeaderElectionTest {
     assertNotEquals(first.id(), second.id());
     assertTrue(checker.reconciles.get(second.id()).get() > 0, "the new leader reconciled");
     assertEquals(List.of(), checker.violations, "no two replicas reconciled at once");
+    assertEquals(1.0, second.masterStatus());
+    assertEquals(0.0, first.masterStatus(), "the cut-off leader knows it lost the Lease");
 
     for (Replica r : replicas) {
       r.controller().stop(Duration.ofSeconds(5));
@@ -182,6 +191,7 @@ class LeaderElectionTest {
 
   private Replica replica(String id, Duration lease, Duration renew) {
     AtomicBoolean partitioned = new AtomicBoolean();
+    RecordingMetricsProvider metrics = new RecordingMetricsProvider();
     KubernetesClient client = server.newClient(partitioned);
     KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
         .name("copies")
@@ -191,7 +201,8 @@ class LeaderElectionTest {
         .leaderElection(LeaderElection.lease(NS, "copies-leader").withIdentity(id)
             .withDurations(lease, renew, RETRY))
         .controller(b -> b.workers(2))
+        .metricsProvider(metrics)
         .build();
-    return new Replica(id, client, partitioned, c);
+    return new Replica(id, client, partitioned, c, metrics);
   }
 }

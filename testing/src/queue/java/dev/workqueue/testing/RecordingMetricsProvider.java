@@ -237,4 +237,10 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
   public Gauge newMaxConcurrentReconciles(String controller) {
     return gauge(MAX_CONCURRENT_RECONCILES, controller);
   }
+
+  /** Recorded under the Lease's name, as if it were a queue's: {@code value(lease, ...)}. */
+  @Override
+  public Gauge newLeaderElectionMasterStatus(String lease) {
+    return gauge(LEADER_ELECTION_MASTER_STATUS, lease);
+  }
 }

@@ -26,9 +26,14 @@ package dev.workqueue.metrics;
  *   <tr><td>{@link #newMaxConcurrentReconciles}</td>
  *       <td>{@code controller_runtime_max_concurrent_reconciles}</td>
  *       <td>the configured worker count</td></tr>
+ *   <tr><td>{@link #newLeaderElectionMasterStatus}</td>
+ *       <td>{@code leader_election_master_status}</td>
+ *       <td>1 while this replica holds the Lease, else 0 (label {@code name}: the Lease)</td></tr>
  * </table>
  */
 public interface ControllerMetricsProvider {
+  /** The name of {@link #newLeaderElectionMasterStatus}'s gauge, as client-go names it. */
+  String LEADER_ELECTION_MASTER_STATUS = "leader_election_master_status";
   /** The name of {@link #newReconcileTotal}'s counters. */
   String RECONCILE_TOTAL = "controller_runtime_reconcile_total";
   /** The name of {@link #newReconcileErrors}'s counter. */
@@ -116,6 +121,18 @@ public interface ControllerMetricsProvider {
    * @return the gauge
    */
   Gauge newMaxConcurrentReconciles(String controller);
+
+  /**
+   * Whether this replica holds the Lease {@code lease} ({@value #LEADER_ELECTION_MASTER_STATUS},
+   * label {@code name}): 1 while it leads, 0 while it stands by. Set by controllers with leader
+   * election (the {@code kubernetes-fabric8} module). The default records nothing.
+   *
+   * @param lease the Lease's name
+   * @return the gauge
+   */
+  default Gauge newLeaderElectionMasterStatus(String lease) {
+    return Gauge.NOOP;
+  }
 
   /**
    * A provider that records nothing.

@@ -271,6 +271,14 @@ public final class MicrometerMetricsProvider
         tags(CONTROLLER_TAG, controller));
   }
 
+  @Override
+  public Gauge newLeaderElectionMasterStatus(String lease) {
+    Checks.nonNull(lease, "lease");
+    return gauge(lease, LEADER_ELECTION_MASTER_STATUS,
+        "Whether this replica is the master of the lease: 1 master, 0 backup",
+        tags(NAME_TAG, lease));
+  }
+
   // ---- scheduling queue (kube-scheduler) ----
 
   @Override

@@ -136,6 +136,7 @@ class MicrometerMetricsProviderTest {
     expected.put(ControllerMetricsProvider.RECONCILE_TIME, "histogram");
     expected.put(ControllerMetricsProvider.ACTIVE_WORKERS, "gauge");
     expected.put(ControllerMetricsProvider.MAX_CONCURRENT_RECONCILES, "gauge");
+    expected.put(ControllerMetricsProvider.LEADER_ELECTION_MASTER_STATUS, "gauge");
     expected.put("scheduler_" + SchedulingMetricsProvider.PENDING_ITEMS, "gauge");
     expected.put("scheduler_" + SchedulingMetricsProvider.INCOMING_ITEMS, "counter");
     expected.put("scheduler_" + SchedulingMetricsProvider.UNSCHEDULABLE_ITEMS, "gauge");
@@ -169,6 +170,7 @@ class MicrometerMetricsProviderTest {
     metrics.newReconcileTime(controller).observe(0.001);
     metrics.newActiveWorkers(controller).set(1);
     metrics.newMaxConcurrentReconciles(controller).set(1);
+    metrics.newLeaderElectionMasterStatus("lease").set(1);
     metrics.newPendingItemsMetric(queue, "active").set(1);
     metrics.newIncomingItemsMetric(queue, "active", "ItemAdd").inc();
     metrics.newUnschedulableItemsMetric(queue, "fit").set(1);

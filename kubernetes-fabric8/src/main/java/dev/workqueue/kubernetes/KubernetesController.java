@@ -1,5 +1,7 @@
 package dev.workqueue.kubernetes;
 
+import dev.workqueue.clock.Cancellable;
+import dev.workqueue.clock.Clock;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.ControllerBuilder;
 import dev.workqueue.controller.StopResult;
@@ -53,6 +55,11 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private final Duration cacheSyncTimeout;
   private final Controller<ObjectKey> core;
   private final Gauge leaderStatus; // leader_election_master_status of the Lease
+  private final Clock clock;
+  private final long resyncNanos; // 0: no periodic resync
+  private final ReentrantLock resyncLock = new ReentrantLock();
+  private Cancellable resyncTimer; // guarded by resyncLock
+  private long resyncGeneration; // guarded by resyncLock
 
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
@@ -82,7 +89,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.sources = List.copyOf(b.sources);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
-    ControllerBuilder<ObjectKey> cb = Controller.builder(name);
+    this.clock = b.clock;
+    this.resyncNanos = b.resync == null ? 0 : b.resync.toNanos();
+    ControllerBuilder<ObjectKey> cb = Controller.<ObjectKey>builder(name).clock(clock);
     ControllerMetricsProvider metrics =
         b.metrics == null ? ControllerMetricsProvider.noop() : b.metrics;
     cb.metricsProvider(metrics);
@@ -151,6 +160,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       if (election == null) {
         leading = true;
         core.start(); // the initial lists' keys are queued already
+        scheduleResync();
       } else {
         contend();
       }
@@ -189,6 +199,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       watches.forEach(Watch::replay); // keys changed while another replica (or none) led
       leading = true;
       leaderStatus.set(1);
+      scheduleResync();
     } finally {
       leadership.unlock();
     }
@@ -202,6 +213,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       }
       leading = false;
       leaderStatus.set(0);
+      cancelResync();
       log.info("controller {}: {} no longer leads; stopping the workers", name,
           election.identity());
       Duration margin = election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
@@ -211,6 +223,52 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     } finally {
       leadership.unlock();
     }
+  }
+
+  private void scheduleResync() {
+    if (resyncNanos == 0) {
+      return;
+    }
+    resyncLock.lock();
+    try {
+      long g = ++resyncGeneration;
+      resyncTimer = clock.schedule(clock.nanoTime() + resyncNanos, () -> resync(g));
+    } finally {
+      resyncLock.unlock();
+    }
+  }
+
+  private void cancelResync() {
+    resyncLock.lock();
+    try {
+      resyncGeneration++;
+      if (resyncTimer != null) {
+        resyncTimer.cancel();
+        resyncTimer = null;
+      }
+    } finally {
+      resyncLock.unlock();
+    }
+  }
+
+  /** Every cached key of the reconciled type, once per period while leading. */
+  private void resync(long generation) {
+    resyncLock.lock();
+    try {
+      if (generation != resyncGeneration || !leading || stopping) {
+        return; // cancelled, or superseded by a newer schedule
+      }
+    } finally {
+      resyncLock.unlock();
+    }
+    try {
+      for (R object : cache.list()) {
+        core.add(ObjectKey.of(object));
+      }
+    } catch (RuntimeException e) {
+      log.warn("controller {}: the periodic resync failed; it runs again next period", name, e);
+    }
+    scheduleResync();
   }
 
   /**
@@ -278,6 +336,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     try {
       leading = false; // the elector's report of the end finds the workers stopped
       leaderStatus.set(0);
+      cancelResync();
       result = core.stop(timeout);
     } finally {
       leadership.unlock();
@@ -327,6 +386,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     private LeaderElection election;
     private Consumer<ControllerBuilder<ObjectKey>> options;
     private ControllerMetricsProvider metrics;
+    private Clock clock = Clock.system();
+    private Duration resync;
     private Duration cacheSyncTimeout = Duration.ofMinutes(2);
 
     private Builder(KubernetesClient client, Class<R> type) {
@@ -444,6 +505,35 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
      */
     public Builder<R> controller(Consumer<ControllerBuilder<ObjectKey>> options) {
       this.options = Objects.requireNonNull(options, "options must not be null");
+      return this;
+    }
+
+    /**
+     * Reconciles every cached object of the reconciled type once per {@code period} while this
+     * replica leads, as controller-runtime's {@code SyncPeriod}: a safety net for changes made
+     * outside the watched objects. Off by default.
+     *
+     * @param period the time between two resyncs; positive
+     * @return this builder
+     */
+    public Builder<R> resyncEvery(Duration period) {
+      Objects.requireNonNull(period, "period must not be null");
+      if (period.isNegative() || period.isZero()) {
+        throw new IllegalArgumentException("period must be positive, was " + period);
+      }
+      this.resync = period;
+      return this;
+    }
+
+    /**
+     * The clock of the controller (its back-off and timeouts) and of the periodic resync;
+     * the system clock by default. Leader election always runs on the system clock.
+     *
+     * @param clock the clock, such as a {@code FakeClock} in a test
+     * @return this builder
+     */
+    public Builder<R> clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock must not be null");
       return this;
     }
 

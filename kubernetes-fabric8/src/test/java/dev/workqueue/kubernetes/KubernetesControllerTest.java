@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.clock.FakeClock;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -115,11 +116,54 @@ class KubernetesControllerTest {
   }
 
   @Test
+  void resyncEvery_reconcilesEveryCachedObjectOncePerPeriod_onTheControllersClock()
+      throws Exception {
+    for (String n : List.of("a", "b")) {
+      client.configMaps().inNamespace(NS).resource(SecretCopies.source(n, "1")).create();
+    }
+    FakeClock clock = new FakeClock();
+    Map<String, java.util.concurrent.atomic.AtomicInteger> counts = new ConcurrentHashMap<>();
+    controller = KubernetesController.builder(client, ConfigMap.class)
+        .inNamespace(NS)
+        .clock(clock)
+        .resyncEvery(Duration.ofMinutes(10))
+        .reconciler(request -> {
+          counts.computeIfAbsent(request.key().name(),
+              k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+          return null;
+        })
+        .build();
+    controller.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> total(counts) == 2);
+
+    clock.step(Duration.ofMinutes(9));
+    assertEquals(2, total(counts), "not before the period");
+    clock.step(Duration.ofMinutes(1));
+    await().atMost(Duration.ofSeconds(30)).until(() -> total(counts) == 4);
+    assertEquals(2, counts.get("a").get());
+    clock.step(Duration.ofMinutes(10));
+    await().atMost(Duration.ofSeconds(30)).until(() -> total(counts) == 6);
+
+    controller.stop(Duration.ofSeconds(5));
+    clock.step(Duration.ofMinutes(10));
+    assertEquals(6, total(counts), "a stopped controller does not resync");
+    controller = null;
+  }
+
+  private static int total(Map<String, java.util.concurrent.atomic.AtomicInteger> counts) {
+    return counts.values().stream().mapToInt(java.util.concurrent.atomic.AtomicInteger::get)
+        .sum();
+  }
+
+  @Test
   void misuse_isRefusedNamingTheArgument() throws Exception {
     assertEquals("reconciler must be set", assertThrows(IllegalStateException.class,
         () -> KubernetesController.builder(client, ConfigMap.class).build()).getMessage());
     assertEquals("client must not be null", assertThrows(NullPointerException.class,
         () -> KubernetesController.builder(null, ConfigMap.class)).getMessage());
+    assertEquals("period must be positive, was PT0S", assertThrows(
+        IllegalArgumentException.class, () -> KubernetesController.builder(client,
+            ConfigMap.class).resyncEvery(Duration.ZERO)).getMessage());
     assertEquals("namespace must not be empty", assertThrows(IllegalArgumentException.class,
         () -> KubernetesController.builder(client, ConfigMap.class).inNamespace(""))
         .getMessage());

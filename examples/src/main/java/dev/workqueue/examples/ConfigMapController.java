@@ -65,9 +65,10 @@ public final class ConfigMapController implements AutoCloseable {
   private static final Logger MOCK_SERVER_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
   /** The settings; {@link #parse} reads them from the command line. */
-  public record Options(int objects, Set<String> failFirstAttempt, int workers) {
+  public record Options(int objects, Set<String> failFirstAttempt, int workers,
+      int healthPort) {
     static final String USAGE = "usage: ConfigMapController [--objects N] [--fail NAME,NAME...]"
-        + " [--workers N]";
+        + " [--workers N] [--health-port N]";
 
     /** @throws IllegalArgumentException if {@code objects} or {@code workers} is below 1 */
     public Options {
@@ -77,19 +78,28 @@ public final class ConfigMapController implements AutoCloseable {
       if (workers < 1) {
         throw new IllegalArgumentException("workers must be at least 1, was " + workers);
       }
+      if (healthPort < -1 || healthPort > 65534) {
+        throw new IllegalArgumentException(
+            "healthPort must be -1 (off) or within [0, 65534], was " + healthPort);
+      }
       failFirstAttempt = Set.copyOf(failFirstAttempt);
     }
 
-    /** Parses the command line; defaults: 4 objects, {@code --fail app-2}, 2 workers. */
+    /**
+     * Parses the command line; defaults: 4 objects, {@code --fail app-2}, 2 workers, no health
+     * endpoints ({@code --health-port N} serves replica i's on port N + i, 0 free ports).
+     */
     public static Options parse(String... args) {
-      Flags f = Flags.parse(USAGE, Set.of("--objects", "--fail", "--workers"), Set.of(), args);
+      Flags f = Flags.parse(USAGE, Set.of("--objects", "--fail", "--workers", "--health-port"),
+          Set.of(), args);
       Set<String> fail = new java.util.TreeSet<>();
       for (String name : f.string("--fail", "app-2").split(",")) {
         if (!name.isBlank()) {
           fail.add(name.trim());
         }
       }
-      return new Options(f.intAtLeast("--objects", 1, 4), fail, f.intAtLeast("--workers", 1, 2));
+      return new Options(f.intAtLeast("--objects", 1, 4), fail, f.intAtLeast("--workers", 1, 2),
+          f.intAtLeast("--health-port", 0, -1));
     }
   }
 
@@ -103,6 +113,7 @@ public final class ConfigMapController implements AutoCloseable {
   private final KubernetesClient admin;
   private final List<Replica> replicas = new ArrayList<>();
   private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+  private final Map<String, LoopbackEndpoint> probes = new ConcurrentHashMap<>();
 
   private ConfigMapController(Options options, PrintStream out) {
     MOCK_SERVER_LOG.setLevel(Level.WARNING);
@@ -116,7 +127,7 @@ public final class ConfigMapController implements AutoCloseable {
 
   /** Starts the API server and two replicas, and returns once one of them leads. */
   public static ConfigMapController start(Options options, PrintStream out)
-      throws InterruptedException {
+      throws InterruptedException, java.io.IOException {
     ConfigMapController c = new ConfigMapController(options, out);
     try {
       out.printf("API server (fabric8 kubernetes-server-mock, CRUD mode) at %s%n",
@@ -126,10 +137,15 @@ public final class ConfigMapController implements AutoCloseable {
         c.replicas.add(r);
         r.controller().start();
         out.printf("[%s] caches synced; contending for Lease %s/%s%n", name, NAMESPACE, NAME);
+        if (options.healthPort() >= 0) {
+          int port = options.healthPort() == 0 ? 0 : options.healthPort() + c.replicas.size() - 1;
+          c.probes.put(name, probes(r, port));
+          out.printf("[%s] probes at %s and /readyz%n", name, c.probeUri(name, "/healthz"));
+        }
       }
       c.awaitLeader(Duration.ofSeconds(30));
       return c;
-    } catch (RuntimeException | InterruptedException e) {
+    } catch (RuntimeException | InterruptedException | java.io.IOException e) {
       c.close();
       throw e;
     }
@@ -156,6 +172,27 @@ public final class ConfigMapController implements AutoCloseable {
                 .metricsProvider(metrics).queueMetricsProvider(metrics))
             .build();
     return new Replica(name, client, controller, metrics);
+  }
+
+  /**
+   * A replica's liveness and readiness probes, as a pod's would be: {@code /healthz} answers
+   * 200 while every worker that should run, runs, {@code /readyz} 200 once the caches are
+   * synced too; 503 otherwise. The body is the health report.
+   */
+  private static LoopbackEndpoint probes(Replica r, int port) throws java.io.IOException {
+    return LoopbackEndpoint.start(port, "demo-probes-" + r.name(), Map.of(
+        "/healthz", () -> probe(r.controller().health().isLive(), r),
+        "/readyz", () -> probe(r.controller().health().isReady(), r)));
+  }
+
+  private static LoopbackEndpoint.Response probe(boolean ok, Replica r) {
+    return new LoopbackEndpoint.Response(ok ? 200 : 503, LoopbackEndpoint.TEXT,
+        r.controller().health() + "\n");
+  }
+
+  /** Where a replica's probe {@code path} is served, if probes were asked for. */
+  java.net.URI probeUri(String replica, String path) {
+    return probes.get(replica).uri(path);
   }
 
   /** The controller's limiter, printing each back-off it decides. */
@@ -369,6 +406,7 @@ public final class ConfigMapController implements AutoCloseable {
         r.controller().stop(Duration.ofSeconds(10));
       }
     } finally {
+      probes.values().forEach(LoopbackEndpoint::close);
       for (Replica r : replicas) {
         r.client().close();
       }

@@ -160,15 +160,15 @@ public final class Demo {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     TeeMetricsProvider both =
         TeeMetricsProvider.of(recording, MicrometerMetricsProvider.create(registry));
-    try (MetricsEndpoint endpoint = MetricsEndpoint.start(o.metricsPort(), registry::scrape)) {
-      out.println("metrics: " + endpoint.uri());
+    try (LoopbackEndpoint endpoint = LoopbackEndpoint.metrics(o.metricsPort(), registry::scrape)) {
+      out.println("metrics: " + endpoint.uri("/metrics"));
       return run(o, out, recording, both, endpoint);
     }
   }
 
   /** The demo itself: {@code providers} record everything, {@code metrics} is read back. */
   private static <P extends MetricsProvider & ControllerMetricsProvider> Summary run(Options o,
-      PrintStream out, RecordingMetricsProvider metrics, P providers, MetricsEndpoint endpoint)
+      PrintStream out, RecordingMetricsProvider metrics, P providers, LoopbackEndpoint endpoint)
       throws Exception {
     Map<String, Integer> desired = new ConcurrentHashMap<>(); // the "API server"
     Map<String, Integer> applied = new ConcurrentHashMap<>(); // the backend's state
@@ -212,7 +212,7 @@ public final class Demo {
         metrics.count("demo", MetricsProvider.RETRIES), convergence);
     printSummary(out, summary, metrics);
     if (o.linger() && endpoint != null) {
-      out.println("serving " + endpoint.uri() + " until interrupted (Ctrl-C)");
+      out.println("serving " + endpoint.uri("/metrics") + " until interrupted (Ctrl-C)");
       try {
         new CountDownLatch(1).await();
       } catch (InterruptedException e) {

@@ -12,6 +12,9 @@ import dev.workqueue.testsupport.ToolkitThreads;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayOutputStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConfigMapControllerTest {
   private static final String NS = ConfigMapController.NAMESPACE;
+  private final HttpClient http = HttpClient.newHttpClient();
 
   @Test
   void converges_retriesWithTheControllersBackOff_failsOver_andLeavesNoToolkitThread()
@@ -37,7 +41,8 @@ class ConfigMapControllerTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     String firstLeader;
     ConfigMapController example = ConfigMapController.start(
-        ConfigMapController.Options.parse("--objects", "3", "--fail", "app-2,app-3"),
+        ConfigMapController.Options.parse("--objects", "3", "--fail", "app-2,app-3",
+            "--health-port", "0"),
         new PrintStream(bytes, true, StandardCharsets.UTF_8));
     try {
       KubernetesClient k = example.admin();
@@ -54,6 +59,18 @@ class ConfigMapControllerTest {
       firstLeader = first.name();
       assertEquals(1, example.replicas().stream().filter(r -> r.controller().isLeading())
           .count(), "one replica leads");
+
+      // Each replica's probes: both live and ready, one leading, one standing by.
+      for (Replica r : example.replicas()) {
+        for (String path : List.of("/healthz", "/readyz")) {
+          HttpResponse<String> probe = http.send(
+              HttpRequest.newBuilder(example.probeUri(r.name(), path)).build(),
+              HttpResponse.BodyHandlers.ofString());
+          assertEquals(200, probe.statusCode(), r.name() + path + ": " + probe.body());
+          assertTrue(probe.body().contains(r == first ? "LEADING" : "STANDING_BY"),
+              probe.body());
+        }
+      }
 
       // Someone deletes a derived object: its owner is enqueued and puts it back.
       k.configMaps().inNamespace(NS).withName("app-2-derived").delete();
@@ -90,7 +107,7 @@ class ConfigMapControllerTest {
   @Test
   void badFlags_areRejectedWithUsage() {
     for (String[] args : List.of(new String[] {"--objects", "0"}, new String[] {"--workers", "0"},
-        new String[] {"--bogus"})) {
+        new String[] {"--health-port", "-2"}, new String[] {"--bogus"})) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> ConfigMapController.Options.parse(args));
       assertTrue(e.getMessage().contains("usage: ConfigMapController"), e.getMessage());

@@ -13,7 +13,8 @@ import java.time.Duration;
  *     .workers(4)
  *     .build();
  * controller.start();
- * informer.onChange(obj -> controller.add(obj.namespace() + "/" + obj.name()));
+ * // from your informer's event handler (or the kubernetes-fabric8 module's EnqueueHandler):
+ * controller.add(namespace + "/" + name);
  * ...
  * controller.stop(Duration.ofSeconds(30));
  * }</pre>
@@ -22,7 +23,8 @@ import java.time.Duration;
  * running reconciles finish (and, if configured, drains the queue), and waits for the workers
  * up to a deadline. A stopped controller can be started again, with a fresh queue (leadership
  * can be lost and regained). Keys added before {@code start} wait in the queue; keys added
- * while stopped are ignored.
+ * while stopped are kept (each once, without its delay) and queued by the next {@code start}:
+ * no add is lost.
  *
  * <p>Thread-safe.
  *
@@ -66,7 +68,7 @@ public interface Controller<T> extends AutoCloseable {
   boolean isRunning();
 
   /**
-   * Enqueues {@code key} for reconciliation. Ignored while stopped (after a stop).
+   * Enqueues {@code key} for reconciliation. While stopped, kept for the next start.
    *
    * @param key the key to reconcile; one reconcile covers any number of adds before it starts
    * @throws NullPointerException if {@code key} is null
@@ -74,7 +76,8 @@ public interface Controller<T> extends AutoCloseable {
   void add(T key);
 
   /**
-   * Enqueues {@code key} after {@code delay}. Ignored while stopped.
+   * Enqueues {@code key} after {@code delay}. While stopped, kept for the next start (which
+   * queues it at once).
    *
    * @param key the key to reconcile
    * @param delay how long from now, on the queue's clock; zero or negative enqueues it now
@@ -87,7 +90,8 @@ public interface Controller<T> extends AutoCloseable {
    * is a {@link dev.workqueue.PriorityWorkQueue} ({@link ControllerBuilder#priorityQueue}),
    * that queue's {@code add(key, options)}. On any other queue the priority is ignored:
    * {@code rateLimited} means {@code addRateLimited} (the limiter's delay alone), otherwise
-   * {@code addAfter(after)}, or {@code add} when {@code after} is zero. Ignored while stopped.
+   * {@code addAfter(after)}, or {@code add} when {@code after} is zero. While stopped, kept for
+   * the next start (which queues it at once).
    *
    * @param key the key to reconcile
    * @param options its priority, delay and whether to ask the rate limiter

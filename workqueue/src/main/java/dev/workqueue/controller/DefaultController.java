@@ -68,6 +68,9 @@ final class DefaultController<T> implements Controller<T> {
   private volatile boolean reconciled;
 
   private final ReentrantLock lifecycle = new ReentrantLock();
+  /** Keys added while stopped, queued at the next start; guarded by keptLock. */
+  private final java.util.Set<T> kept = new java.util.LinkedHashSet<>();
+  private final ReentrantLock keptLock = new ReentrantLock();
   private volatile RateLimitingQueue<T> queue;
   private volatile Run run; // written under lifecycle; read without it by isRunning and stop
   /**
@@ -112,30 +115,68 @@ final class DefaultController<T> implements Controller<T> {
 
   @Override
   public void add(T key) {
-    queue.add(key);
+    Checks.nonNull(key, "key");
+    enqueue(key, q -> q.add(key));
   }
 
   @Override
   public void addAfter(T key, Duration delay) {
-    queue.addAfter(key, delay);
+    Checks.nonNull(key, "key");
+    Checks.nonNull(delay, "delay");
+    enqueue(key, q -> q.addAfter(key, delay));
   }
 
   @Override
   public void add(T key, AddOptions options) {
+    Checks.nonNull(key, "key");
     Checks.nonNull(options, "options");
+    enqueue(key, q -> {
+      if (q instanceof PriorityWorkQueue<T> pq) {
+        pq.add(key, options);
+      } else if (options.rateLimited()) {
+        q.addRateLimited(key);
+      } else if (options.after().isZero()) {
+        q.add(key);
+      } else {
+        q.addAfter(key, options.after());
+      }
+    });
+  }
+
+  /**
+   * Adds to the current queue; a key that meets a stopped controller (its queue shut down) is
+   * kept for the next start instead, so no add is lost. An add racing a stop may be both
+   * queued and kept: a reconcile too many, never one too few.
+   */
+  private void enqueue(T key, java.util.function.Consumer<RateLimitingQueue<T>> add) {
     RateLimitingQueue<T> q = queue;
-    if (q instanceof PriorityWorkQueue<T> pq) {
-      pq.add(key, options);
-    } else if (options.rateLimited()) {
-      q.addRateLimited(key);
-    } else if (options.after().isZero()) {
-      q.add(key);
-    } else {
-      q.addAfter(key, options.after());
+    add.accept(q);
+    if (q.isShuttingDown()) {
+      keepUntilStart(key, q);
     }
   }
 
-  /** The current queue, for tests in this package. */
+  private void keepUntilStart(T key, RateLimitingQueue<T> seen) {
+    while (true) {
+      RateLimitingQueue<T> now;
+      keptLock.lock();
+      try {
+        now = queue;
+        if (now == seen || now.isShuttingDown()) {
+          kept.add(key); // start queues it
+          return;
+        }
+      } finally {
+        keptLock.unlock();
+      }
+      now.add(key); // a start came in between: its queue is live, unless stopped again
+      if (!now.isShuttingDown()) {
+        return;
+      }
+      seen = now;
+    }
+  }
+
   RateLimitingQueue<T> queue() {
     return queue;
   }
@@ -157,7 +198,15 @@ final class DefaultController<T> implements Controller<T> {
         stoppedFromInside = null;
       }
       if (queue.isShuttingDown()) {
-        queue = queueFactory.get(); // a restart: fresh queue
+        RateLimitingQueue<T> fresh = queueFactory.get(); // a restart: fresh queue
+        keptLock.lock();
+        try {
+          queue = fresh;
+          kept.forEach(fresh::add); // what was added while stopped
+          kept.clear();
+        } finally {
+          keptLock.unlock();
+        }
       }
       Run r = new Run(queue, workers);
       run = r;

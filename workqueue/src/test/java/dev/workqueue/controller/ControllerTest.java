@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -487,12 +488,31 @@ class ControllerTest {
     awaitIdle();
     assertTrue(controller.stop(Duration.ofSeconds(5)).completed());
     assertFalse(controller.isRunning());
-    controller.add("ignored-while-stopped");
     controller.start();
     assertTrue(controller.isRunning());
     controller.add("b");
     assertEquals("b", nextCall().key());
     assertThrows(IllegalStateException.class, controller::start, "already running");
+  }
+
+  @Test
+  void keysAddedWhileStopped_areKept_andReconciledOnTheNextStart() throws Exception {
+    start(builder());
+    controller.add("a");
+    assertEquals("a", nextCall().key());
+    awaitIdle();
+    assertTrue(controller.stop(Duration.ofSeconds(5)).completed());
+
+    controller.add("added-while-stopped");
+    controller.addAfter("delayed-while-stopped", Duration.ofMinutes(1));
+    controller.add("added-while-stopped"); // kept once
+    assertNull(calls.poll(), "nothing runs while stopped");
+    controller.start();
+    Set<String> next = Set.of(nextCall().key(), nextCall().key());
+    assertEquals(Set.of("added-while-stopped", "delayed-while-stopped"), next,
+        "kept keys are queued at start (a delay asked for while stopped is not kept)");
+    awaitIdle();
+    assertNull(calls.poll(), "each once");
   }
 
   @Test

@@ -95,11 +95,13 @@ class LeaderElectionTest {
           new ConfigMapBuilder(cm).withData(Map.of("value", "v2-" + n)).build());
     }
 
-    // Another replica takes the Lease once it expires, and reconciles what changed meanwhile.
-    await().atMost(LEASE.plus(RETRY).multipliedBy(4).plusSeconds(10))
+    // Another replica takes the Lease once it expires (lease duration after its last renewal,
+    // as the others observe it: client-go's retry jitter adds up to 2.2 retry periods; the
+    // rest is slack for a loaded machine), and reconciles what changed meanwhile.
+    await().atMost(LEASE.plus(RETRY.multipliedBy(3)).plusSeconds(2))
+        .until(() -> leaders().stream().anyMatch(r -> r != first));
+    await().atMost(Duration.ofSeconds(30))
         .until(() -> SecretCopies.unconverged(admin).isEmpty());
-    await().atMost(Duration.ofSeconds(10)).until(() -> leaders().stream()
-        .anyMatch(r -> r != first));
     Replica second = leaders().stream().filter(r -> r != first).findFirst().orElseThrow();
     assertNotEquals(first.id(), second.id());
     assertTrue(checker.reconciles.get(second.id()).get() > 0, "the new leader reconciled");

@@ -72,11 +72,11 @@ class ComponentBadInputTest {
         throwsOnRunning("add(null)", f -> {
           f.controller.add(null);
           return null;
-        }, NullPointerException.class, "item must not be null"),
+        }, NullPointerException.class, "key must not be null"),
         throwsOnRunning("addAfter(null, 1s)", f -> {
           f.controller.addAfter(null, Duration.ofSeconds(1));
           return null;
-        }, NullPointerException.class, "item must not be null"),
+        }, NullPointerException.class, "key must not be null"),
         throwsOnRunning("addAfter(x, null)", f -> {
           f.controller.addAfter("x", null);
           return null;
@@ -93,11 +93,11 @@ class ComponentBadInputTest {
           f.controller.addAfter("x", NEGATIVE);
           return f.calls.poll(10, SECONDS);
         }, null, "x"),
-        new ControllerRow("add after stop is ignored", true, f -> {
+        new ControllerRow("add after stop is kept for the next start, not run now", true, f -> {
           f.controller.add("x");
           return f.calls.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
         }, null, null),
-        new ControllerRow("addAfter after stop is ignored", true, f -> {
+        new ControllerRow("addAfter after stop is kept for the next start", true, f -> {
           f.controller.addAfter("x", Duration.ZERO);
           return f.calls.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
         }, null, null),

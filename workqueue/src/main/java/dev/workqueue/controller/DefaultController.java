@@ -8,30 +8,23 @@ import dev.workqueue.clock.Cancellable;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
-import dev.workqueue.metrics.ControllerMetricsProvider;
-import dev.workqueue.metrics.Counter;
-import dev.workqueue.metrics.Gauge;
-import dev.workqueue.metrics.Histogram;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reconcile loop. Each start creates a {@link Run}: the queue of that run, its workers and
- * what they are reconciling; stop ends the run. The worker loop is {@code get} → reconcile →
- * one outcome → {@code done}, where {@code done} is in a {@code finally} so no outcome, not
- * even a fatal {@code Error}, leaves a key stuck in the processing set.
+ * The reconcile loop. Each start creates a {@link ControllerRun}: the queue of that run, its
+ * workers and what they are reconciling; stop ends the run. The worker loop is {@code get} →
+ * reconcile → one outcome ({@link ReconcileOutcomes}) → {@code done}, where {@code done} is
+ * in a {@code finally} so no outcome, not even a fatal {@code Error}, leaves a key stuck in
+ * the processing set.
  *
  * <p>On a {@link PriorityWorkQueue} the workers take keys with their priority and requeue them
  * at that priority (or the one the {@link Result} sets), as controller-runtime does: a retry
@@ -48,22 +41,10 @@ final class DefaultController<T> implements Controller<T> {
   private final Supplier<? extends RateLimitingQueue<T>> queueFactory;
   private final Clock clock;
   private final long reconcileTimeoutNanos;
-  private final int maxRetries;
-  private final DroppedKeyHandler<? super T> droppedKeyHandler;
   private final boolean drainOnStop;
   private final Duration stopTimeout;
 
-  private final Counter successes;
-  private final Counter errors;
-  private final Counter requeues;
-  private final Counter requeuesAfter;
-  private final Counter errorsTotal;
-  private final Counter terminalErrors;
-  private final Counter panics;
-  private final Histogram reconcileTime;
-  private final Gauge activeWorkersGauge;
-  private final AtomicInteger activeWorkers = new AtomicInteger();
-  private volatile boolean warnedMetrics;
+  private final ReconcileOutcomes<T> outcomes;
   private volatile long lastReconcileEnd;
   private volatile boolean reconciled;
 
@@ -72,13 +53,14 @@ final class DefaultController<T> implements Controller<T> {
   private final java.util.Set<T> kept = new java.util.LinkedHashSet<>();
   private final ReentrantLock keptLock = new ReentrantLock();
   private volatile RateLimitingQueue<T> queue;
-  private volatile Run run; // written under lifecycle; read without it by isRunning and stop
+  /** Written under lifecycle; read without it by isRunning and stop. */
+  private volatile ControllerRun<T> run;
   /**
    * A run stopped from inside one of its reconciles, whose workers may still be finishing:
    * the next {@code stop} waits for them and {@code start} refuses until they are gone.
    * Guarded by lifecycle.
    */
-  private Run stoppedFromInside;
+  private ControllerRun<T> stoppedFromInside;
 
   DefaultController(ControllerBuilder<T> b) {
     this.name = b.name;
@@ -89,22 +71,10 @@ final class DefaultController<T> implements Controller<T> {
     this.queueFactory = b.resolvedQueueFactory();
     this.clock = b.clock;
     this.reconcileTimeoutNanos = b.reconcileTimeoutNanos;
-    this.maxRetries = b.maxRetries;
-    this.droppedKeyHandler = b.droppedKeyHandler;
     this.drainOnStop = b.drainOnStop;
     this.stopTimeout = b.stopTimeout;
-    ControllerMetricsProvider m = b.metrics;
-    this.successes = m.newReconcileTotal(name, ControllerMetricsProvider.SUCCESS);
-    this.errors = m.newReconcileTotal(name, ControllerMetricsProvider.ERROR);
-    this.requeues = m.newReconcileTotal(name, ControllerMetricsProvider.REQUEUE);
-    this.requeuesAfter = m.newReconcileTotal(name, ControllerMetricsProvider.REQUEUE_AFTER);
-    this.errorsTotal = m.newReconcileErrors(name);
-    this.terminalErrors = m.newTerminalReconcileErrors(name);
-    this.panics = m.newReconcilePanics(name);
-    this.reconcileTime = m.newReconcileTime(name);
-    this.activeWorkersGauge = m.newActiveWorkers(name);
-    m.newMaxConcurrentReconciles(name).set(workers);
-    activeWorkersGauge.set(0);
+    this.outcomes = new ReconcileOutcomes<>(name, b.metrics, workers, b.maxRetries,
+        b.droppedKeyHandler);
     this.queue = queueFactory.get();
   }
 
@@ -208,7 +178,7 @@ final class DefaultController<T> implements Controller<T> {
           keptLock.unlock();
         }
       }
-      Run r = new Run(queue, workers);
+      ControllerRun<T> r = new ControllerRun<>(queue, workers, clock);
       run = r;
       for (int i = 0; i < workers; i++) {
         Runnable loop = () -> workerLoop(r);
@@ -231,13 +201,13 @@ final class DefaultController<T> implements Controller<T> {
   @Override
   public StopResult<T> stop(Duration timeout) throws InterruptedException {
     Checks.nonNegative(timeout, "timeout");
-    Run current = run;
+    ControllerRun<T> current = run;
     if (current != null && current.threads.contains(Thread.currentThread())) {
       return stopFromOwnReconcile(current); // before the lock: a stop holding it waits for us
     }
     lifecycle.lock();
     try {
-      Run r = run != null ? run : stoppedFromInside;
+      ControllerRun<T> r = run != null ? run : stoppedFromInside;
       if (r == null) {
         if (!queue.isShuttingDown()) {
           queue.shutDown(); // stopping a controller that never started: adds are ignored
@@ -273,7 +243,7 @@ final class DefaultController<T> implements Controller<T> {
    * context does in controller-runtime: the queue shuts down, the workers finish what they are
    * reconciling (and, draining, the queued keys) and exit by themselves.
    */
-  private StopResult<T> stopFromOwnReconcile(Run r) {
+  private StopResult<T> stopFromOwnReconcile(ControllerRun<T> r) {
     while (!lifecycle.tryLock()) {
       if (r.stopping) {
         return new StopResult<>(false, List.copyOf(r.running.values())); // a stop ends r
@@ -298,7 +268,7 @@ final class DefaultController<T> implements Controller<T> {
 
   @Override
   public ControllerStatus status() {
-    Run r = run;
+    ControllerRun<T> r = run;
     RateLimitingQueue<T> q = queue;
     int queued = q.isShuttingDown() ? 0 : q.size();
     int waiting = q.isShuttingDown() ? 0 : q.waitingCount();
@@ -306,7 +276,7 @@ final class DefaultController<T> implements Controller<T> {
         ? java.util.Optional.of(Duration.ofNanos(Math.max(0, clock.nanoTime() - lastReconcileEnd)))
         : java.util.Optional.empty();
     return new ControllerStatus(r != null, workers, r == null ? 0 : r.live(),
-        activeWorkers.get(), queued, waiting, since);
+        outcomes.busyWorkers(), queued, waiting, since);
   }
 
   @Override
@@ -317,7 +287,7 @@ final class DefaultController<T> implements Controller<T> {
   /** Whether a queue's {@code get} that threw was logged; once per controller. */
   private volatile boolean warnedQueue;
 
-  private void workerLoop(Run r) {
+  private void workerLoop(ControllerRun<T> r) {
     Thread self = Thread.currentThread();
     r.threads.add(self);
     try {
@@ -364,11 +334,11 @@ final class DefaultController<T> implements Controller<T> {
           return;
         }
         r.running.put(self, key);
-        updateActiveWorkers(1);
+        outcomes.updateActiveWorkers(1);
         try {
           reconcileOnce(r.queue, key, priority);
         } finally {
-          updateActiveWorkers(-1);
+          outcomes.updateActiveWorkers(-1);
           r.running.remove(self);
         }
         if (Thread.interrupted() && r.forced) {
@@ -416,11 +386,11 @@ final class DefaultController<T> implements Controller<T> {
     }
     try {
       if (failure instanceof Error) {
-        count(panics);
+        outcomes.panicked();
       }
-      applyOutcome(q, key, priority, result, failure);
+      outcomes.apply(q, key, priority, result, failure);
       double seconds = TimeMath.toSeconds(clock.nanoTime() - start);
-      metric(() -> reconcileTime.observe(seconds));
+      outcomes.took(seconds);
     } catch (RuntimeException | Error e) {
       // The caller's code around the reconcile (a dropped-key handler, a rate limiter, a
       // metrics provider) threw: the key is still done below and the worker goes on.
@@ -452,127 +422,4 @@ final class DefaultController<T> implements Controller<T> {
     }
   }
 
-  /** Moves the active-workers count. */
-  private void updateActiveWorkers(int delta) {
-    int active = activeWorkers.addAndGet(delta);
-    metric(() -> activeWorkersGauge.set(active));
-  }
-
-  private void count(Counter counter) {
-    metric(counter::inc);
-  }
-
-  /**
-   * Records a metric; a metrics provider that throws must cost neither a key (its outcome and
-   * {@code done}) nor a worker, so the exception is logged (once per controller) and ignored.
-   */
-  private void metric(Runnable record) {
-    try {
-      record.run();
-    } catch (RuntimeException e) {
-      if (!warnedMetrics) {
-        warnedMetrics = true;
-        log.warn("controller {}: a metric threw; ignored (logged once per controller)", name, e);
-      }
-    }
-  }
-
-  private void applyOutcome(RateLimitingQueue<T> q, T key, int priority, Result result,
-      Throwable failure) {
-    if (failure instanceof TerminalException) {
-      count(errors);
-      count(errorsTotal);
-      count(terminalErrors);
-      log.error("controller {}: terminal error reconciling {}; not retried", name, key, failure);
-    } else if (failure != null) {
-      count(errors);
-      count(errorsTotal);
-      int requeued = q.numRequeues(key);
-      if (maxRetries >= 0 && requeued >= maxRetries) {
-        q.forget(key);
-        log.error("controller {}: dropping {} after {} retries", name, key, requeued, failure);
-        droppedKeyHandler.dropped(key, requeued, failure);
-      } else {
-        log.error("controller {}: reconcile of {} failed; retrying with back-off", name, key,
-            failure);
-        requeueRateLimited(q, key, priority);
-      }
-    } else if (result == null || result.isSuccess()) {
-      count(successes);
-      q.forget(key);
-    } else if (result.requeueAfterDelay() != null) {
-      count(requeuesAfter);
-      q.forget(key);
-      if (q instanceof PriorityWorkQueue<T> pq) {
-        pq.add(key, AddOptions.ofPriority(result.priority().orElse(priority))
-            .withAfter(result.requeueAfterDelay()));
-      } else {
-        q.addAfter(key, result.requeueAfterDelay());
-      }
-    } else {
-      count(requeues);
-      requeueRateLimited(q, key, result.priority().orElse(priority));
-    }
-  }
-
-  /** {@code addRateLimited}, at {@code priority} on a priority queue. */
-  private static <T> void requeueRateLimited(RateLimitingQueue<T> q, T key, int priority) {
-    if (q instanceof PriorityWorkQueue<T> pq) {
-      pq.add(key, AddOptions.ofPriority(priority).withRateLimited(true));
-    } else {
-      q.addRateLimited(key);
-    }
-  }
-
-  /** One start-to-stop span: its queue, its workers, what they are reconciling. */
-  private final class Run {
-    final RateLimitingQueue<T> queue;
-    final Map<Thread, T> running = new ConcurrentHashMap<>();
-    final java.util.Set<Thread> threads = ConcurrentHashMap.newKeySet();
-    final ReentrantLock lock = new ReentrantLock();
-    final Condition allExited = lock.newCondition();
-    volatile boolean stopping;
-    volatile boolean forced;
-    int live; // guarded by lock
-
-    Run(RateLimitingQueue<T> queue, int workers) {
-      this.queue = queue;
-      this.live = workers;
-    }
-
-    /** Workers of this run that have not exited yet. */
-    int live() {
-      lock.lock();
-      try {
-        return live;
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    void exited() {
-      lock.lock();
-      try {
-        if (--live == 0) {
-          allExited.signalAll();
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    boolean awaitExit(long deadline) throws InterruptedException {
-      lock.lock();
-      try {
-        while (live > 0) {
-          if (clock.awaitUntil(lock, allExited, deadline) <= 0) {
-            return live == 0;
-          }
-        }
-        return true;
-      } finally {
-        lock.unlock();
-      }
-    }
-  }
 }

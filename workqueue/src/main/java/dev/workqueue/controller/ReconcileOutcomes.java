@@ -1,0 +1,142 @@
+package dev.workqueue.controller;
+
+import dev.workqueue.PriorityWorkQueue;
+import dev.workqueue.PriorityWorkQueue.AddOptions;
+import dev.workqueue.RateLimitingQueue;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.Counter;
+import dev.workqueue.metrics.Gauge;
+import dev.workqueue.metrics.Histogram;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a controller does with each reconcile's outcome (the table in the README: forget,
+ * requeue after a delay, requeue with back-off, drop past the retries, nothing for a terminal
+ * error), and the controller-runtime metrics that count outcomes and busy workers. A metrics
+ * provider that throws costs neither a key nor a worker: it is logged once and ignored.
+ */
+final class ReconcileOutcomes<T> {
+  private static final Logger log = LoggerFactory.getLogger(Controller.class);
+
+  private final String name;
+  private final int maxRetries;
+  private final DroppedKeyHandler<? super T> droppedKeyHandler;
+  private final Counter successes;
+  private final Counter errors;
+  private final Counter requeues;
+  private final Counter requeuesAfter;
+  private final Counter errorsTotal;
+  private final Counter terminalErrors;
+  private final Counter panics;
+  private final Histogram reconcileTime;
+  private final Gauge activeWorkersGauge;
+  private final AtomicInteger activeWorkers = new AtomicInteger();
+  private volatile boolean warnedMetrics;
+
+  ReconcileOutcomes(String name, ControllerMetricsProvider m, int workers, int maxRetries,
+      DroppedKeyHandler<? super T> droppedKeyHandler) {
+    this.name = name;
+    this.maxRetries = maxRetries;
+    this.droppedKeyHandler = droppedKeyHandler;
+    this.successes = m.newReconcileTotal(name, ControllerMetricsProvider.SUCCESS);
+    this.errors = m.newReconcileTotal(name, ControllerMetricsProvider.ERROR);
+    this.requeues = m.newReconcileTotal(name, ControllerMetricsProvider.REQUEUE);
+    this.requeuesAfter = m.newReconcileTotal(name, ControllerMetricsProvider.REQUEUE_AFTER);
+    this.errorsTotal = m.newReconcileErrors(name);
+    this.terminalErrors = m.newTerminalReconcileErrors(name);
+    this.panics = m.newReconcilePanics(name);
+    this.reconcileTime = m.newReconcileTime(name);
+    this.activeWorkersGauge = m.newActiveWorkers(name);
+    m.newMaxConcurrentReconciles(name).set(workers);
+    activeWorkersGauge.set(0);
+  }
+
+  /** The reconciler threw an {@code Error}. */
+  void panicked() {
+    count(panics);
+  }
+
+  /** A reconcile and its outcome took {@code seconds}. */
+  void took(double seconds) {
+    metric(() -> reconcileTime.observe(seconds));
+  }
+
+  /** Workers reconciling now. */
+  int busyWorkers() {
+    return activeWorkers.get();
+  }
+
+  /** Moves the active-workers count. */
+  void updateActiveWorkers(int delta) {
+    int active = activeWorkers.addAndGet(delta);
+    metric(() -> activeWorkersGauge.set(active));
+  }
+
+  private void count(Counter counter) {
+    metric(counter::inc);
+  }
+
+  /**
+   * Records a metric; a metrics provider that throws must cost neither a key (its outcome and
+   * {@code done}) nor a worker, so the exception is logged (once per controller) and ignored.
+   */
+  private void metric(Runnable record) {
+    try {
+      record.run();
+    } catch (RuntimeException e) {
+      if (!warnedMetrics) {
+        warnedMetrics = true;
+        log.warn("controller {}: a metric threw; ignored (logged once per controller)", name, e);
+      }
+    }
+  }
+
+  /** Applies the outcome of reconciling {@code key}: {@code result}, or the {@code failure}. */
+  void apply(RateLimitingQueue<T> q, T key, int priority, Result result, Throwable failure) {
+    if (failure instanceof TerminalException) {
+      count(errors);
+      count(errorsTotal);
+      count(terminalErrors);
+      log.error("controller {}: terminal error reconciling {}; not retried", name, key, failure);
+    } else if (failure != null) {
+      count(errors);
+      count(errorsTotal);
+      int requeued = q.numRequeues(key);
+      if (maxRetries >= 0 && requeued >= maxRetries) {
+        q.forget(key);
+        log.error("controller {}: dropping {} after {} retries", name, key, requeued, failure);
+        droppedKeyHandler.dropped(key, requeued, failure);
+      } else {
+        log.error("controller {}: reconcile of {} failed; retrying with back-off", name, key,
+            failure);
+        requeueRateLimited(q, key, priority);
+      }
+    } else if (result == null || result.isSuccess()) {
+      count(successes);
+      q.forget(key);
+    } else if (result.requeueAfterDelay() != null) {
+      count(requeuesAfter);
+      q.forget(key);
+      if (q instanceof PriorityWorkQueue<T> pq) {
+        pq.add(key, AddOptions.ofPriority(result.priority().orElse(priority))
+            .withAfter(result.requeueAfterDelay()));
+      } else {
+        q.addAfter(key, result.requeueAfterDelay());
+      }
+    } else {
+      count(requeues);
+      requeueRateLimited(q, key, result.priority().orElse(priority));
+    }
+  }
+
+  /** {@code addRateLimited}, at {@code priority} on a priority queue. */
+  private static <T> void requeueRateLimited(RateLimitingQueue<T> q, T key, int priority) {
+    if (q instanceof PriorityWorkQueue<T> pq) {
+      pq.add(key, AddOptions.ofPriority(priority).withRateLimited(true));
+    } else {
+      q.addRateLimited(key);
+    }
+  }
+}

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -51,6 +52,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private final String name;
   private final String namespace; // null: every namespace
   private final List<Source<?>> sources;
+  private final Map<Class<?>, SharedIndexInformer<?>> given; // the caller's informers, by type
   private final LeaderElection election; // null: always leading
   private final Duration cacheSyncTimeout;
   private final Controller<ObjectKey> core;
@@ -74,9 +76,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private record Source<X extends HasMetadata>(Class<X> type,
       Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
 
-  /** A started informer and its handler. */
+  /** A started informer, its handler, and whether this controller made it (and stops it). */
   private record Watch<X extends HasMetadata>(SharedIndexInformer<X> informer,
-      EnqueueHandler<X> handler) {
+      EnqueueHandler<X> handler, boolean own) {
     void replay() {
       informer.getStore().list().forEach(handler::onAdd);
     }
@@ -87,6 +89,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.name = b.name;
     this.namespace = b.namespace;
     this.sources = List.copyOf(b.sources);
+    this.given = Map.copyOf(b.informers);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
     this.clock = b.clock;
@@ -169,15 +172,39 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
   }
 
+  @SuppressWarnings("unchecked")
   private <X extends HasMetadata> CompletableFuture<Void> startWatch(Source<X> s) {
     EnqueueHandler<X> handler = s.handler().apply(core::add);
+    SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
+    if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
+      mine.addEventHandler(handler);
+      watches.add(new Watch<>(mine, handler, false));
+      return mine.isRunning() ? whenSynced(mine) : mine.start().toCompletableFuture();
+    }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
         ? client.resources(s.type()).inNamespace(namespace)
         : client.resources(s.type()).inAnyNamespace();
     SharedIndexInformer<X> informer = target.runnableInformer(0);
     informer.addEventHandler(handler);
-    watches.add(new Watch<>(informer, handler));
+    watches.add(new Watch<>(informer, handler, true));
     return informer.start().toCompletableFuture();
+  }
+
+  /** Completes once a running informer has synced (checked every 10 ms on a common thread). */
+  private static CompletableFuture<Void> whenSynced(SharedIndexInformer<?> informer) {
+    CompletableFuture<Void> synced = new CompletableFuture<>();
+    Runnable check = new Runnable() {
+      @Override
+      public void run() {
+        if (informer.hasSynced()) {
+          synced.complete(null);
+        } else if (!synced.isDone()) {
+          CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS).execute(this);
+        }
+      }
+    };
+    check.run();
+    return synced;
   }
 
   private void contend() {
@@ -362,6 +389,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   private void closeInformers() {
     for (Watch<?> w : watches) {
+      if (!w.own()) {
+        continue; // the caller's: it stops it
+      }
       try {
         w.informer().close();
       } catch (RuntimeException e) {
@@ -387,6 +417,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     private Consumer<ControllerBuilder<ObjectKey>> options;
     private ControllerMetricsProvider metrics;
     private Clock clock = Clock.system();
+    private final Map<Class<?>, SharedIndexInformer<?>> informers = new java.util.HashMap<>();
     private Duration resync;
     private Duration cacheSyncTimeout = Duration.ofMinutes(2);
 
@@ -509,6 +540,26 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
 
     /**
+     * Uses the caller's {@code informer} for the objects of {@code type} (the reconciled, an
+     * owned or a watched type) instead of making one, as controller-runtime shares the
+     * manager's informers: the controller adds its handler, starts the informer if it is not
+     * running, waits for its cache and never stops it (its owner does). Its scope (namespace,
+     * labels) is the informer's.
+     *
+     * @param <X> the objects' type
+     * @param type the objects' class, as given to the builder
+     * @param informer an informer of objects of {@code type}
+     * @return this builder
+     */
+    public <X extends HasMetadata> Builder<R> withInformer(Class<X> type,
+        SharedIndexInformer<X> informer) {
+      Objects.requireNonNull(type, "type must not be null");
+      Objects.requireNonNull(informer, "informer must not be null");
+      informers.put(type, informer);
+      return this;
+    }
+
+    /**
      * Reconciles every cached object of the reconciled type once per {@code period} while this
      * replica leads, as controller-runtime's {@code SyncPeriod}: a safety net for changes made
      * outside the watched objects. Off by default.
@@ -574,6 +625,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     public KubernetesController<R> build() {
       if (reconciler == null) {
         throw new IllegalStateException("reconciler must be set");
+      }
+      for (Class<?> t : informers.keySet()) {
+        if (t != type && sources.stream().noneMatch(src -> src.type() == t)) {
+          throw new IllegalStateException("an informer was given for " + t.getSimpleName()
+              + ", which the controller neither reconciles, owns nor watches");
+        }
       }
       EventFilter<? super R> f = filter;
       sources.add(0, new Source<>(type, sink -> f == null ? EnqueueHandler.<R>forObject(sink)

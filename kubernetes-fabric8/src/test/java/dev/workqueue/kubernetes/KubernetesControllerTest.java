@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -156,11 +157,42 @@ class KubernetesControllerTest {
   }
 
   @Test
+  void aSharedInformer_isUsed_andLeftRunningAtStop() throws Exception {
+    client.configMaps().inNamespace(NS).resource(SecretCopies.source("a", "1")).create();
+    SharedIndexInformer<ConfigMap> shared = client.configMaps().inNamespace(NS).inform();
+    Set<String> reconciled = ConcurrentHashMap.newKeySet();
+    controller = KubernetesController.builder(client, ConfigMap.class)
+        .withInformer(ConfigMap.class, shared)
+        .reconciler(request -> {
+          reconciled.add(request.key().name() + "=" + SecretCopies.value(request.object()
+              .orElseThrow()));
+          return null;
+        })
+        .build();
+    controller.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> reconciled.contains("a=1"));
+    client.configMaps().inNamespace(NS).resource(SecretCopies.source("b", "2")).create();
+    await().atMost(Duration.ofSeconds(30)).until(() -> reconciled.contains("b=2"));
+    assertTrue(controller.cache().get(ObjectKey.of(NS, "b")).isPresent(), "its cache");
+
+    controller.stop(Duration.ofSeconds(5));
+    controller = null;
+    assertTrue(shared.isRunning(), "the caller's informer is the caller's to stop");
+    shared.close();
+  }
+
+  @Test
   void misuse_isRefusedNamingTheArgument() throws Exception {
     assertEquals("reconciler must be set", assertThrows(IllegalStateException.class,
         () -> KubernetesController.builder(client, ConfigMap.class).build()).getMessage());
     assertEquals("client must not be null", assertThrows(NullPointerException.class,
         () -> KubernetesController.builder(null, ConfigMap.class)).getMessage());
+    assertEquals("an informer was given for Secret, which the controller neither reconciles,"
+        + " owns nor watches", assertThrows(IllegalStateException.class,
+            () -> KubernetesController.builder(client, ConfigMap.class).reconciler(r -> null)
+                .withInformer(io.fabric8.kubernetes.api.model.Secret.class,
+                    client.secrets().inNamespace(NS).runnableInformer(0)).build())
+            .getMessage());
     assertEquals("period must be positive, was PT0S", assertThrows(
         IllegalArgumentException.class, () -> KubernetesController.builder(client,
             ConfigMap.class).resyncEvery(Duration.ZERO)).getMessage());

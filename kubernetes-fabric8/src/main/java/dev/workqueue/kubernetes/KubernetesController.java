@@ -14,9 +14,7 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -36,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * Controller}, and a reconciler that gets each key with the object from the cache.
  *
  * <p>{@link #start} starts the informers and returns once their caches are synced; then the
- * workers start, or, with {@linkplain Builder#leaderElection leader election}, they run only
- * while this replica holds the Lease. On every gain of the Lease the caches are replayed
+ * workers start, or, with {@linkplain KubernetesControllerBuilder#leaderElection leader
+ * election}, they run only while this replica holds the Lease. On every gain of the Lease the caches are replayed
  * through the event handlers, so a key changed while another replica led, or while none did,
  * is reconciled: none is lost across a failover. On the loss of the Lease the workers stop
  * (within half the margin between lease duration and renew deadline) and the replica stands by
@@ -73,7 +71,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private volatile LeaseElector elector;
 
   /** A type to watch and the handler that maps its events to keys. */
-  private record Source<X extends HasMetadata>(Class<X> type,
+  record Source<X extends HasMetadata>(Class<X> type,
       Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
 
   /** A started informer, its handler, and whether this controller made it (and stops it). */
@@ -84,7 +82,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
   }
 
-  private KubernetesController(Builder<R> b) {
+  KubernetesController(KubernetesControllerBuilder<R> b) {
     this.client = b.client;
     this.name = b.name;
     this.namespace = b.namespace;
@@ -117,9 +115,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    * @param type the reconciled objects' class, such as {@code Deployment.class}
    * @return a builder
    */
-  public static <R extends HasMetadata> Builder<R> builder(KubernetesClient client,
-      Class<R> type) {
-    return new Builder<>(client, type);
+  public static <R extends HasMetadata> KubernetesControllerBuilder<R> builder(
+      KubernetesClient client, Class<R> type) {
+    return new KubernetesControllerBuilder<>(client, type);
   }
 
   /**
@@ -396,249 +394,6 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         w.informer().close();
       } catch (RuntimeException e) {
         log.warn("controller {}: an informer failed to stop", name, e);
-      }
-    }
-  }
-
-  /**
-   * Builds a {@link KubernetesController}.
-   *
-   * @param <R> the type of the reconciled objects
-   */
-  public static final class Builder<R extends HasMetadata> {
-    private final KubernetesClient client;
-    private final Class<R> type;
-    private final List<Source<?>> sources = new ArrayList<>();
-    private String name;
-    private String namespace;
-    private EventFilter<? super R> filter;
-    private ObjectReconciler<R> reconciler;
-    private LeaderElection election;
-    private Consumer<ControllerBuilder<ObjectKey>> options;
-    private ControllerMetricsProvider metrics;
-    private Clock clock = Clock.system();
-    private final Map<Class<?>, SharedIndexInformer<?>> informers = new java.util.HashMap<>();
-    private Duration resync;
-    private Duration cacheSyncTimeout = Duration.ofMinutes(2);
-
-    private Builder(KubernetesClient client, Class<R> type) {
-      this.client = Objects.requireNonNull(client, "client must not be null");
-      this.type = Objects.requireNonNull(type, "type must not be null");
-      this.name = HasMetadata.getKind(type).toLowerCase(Locale.ROOT);
-    }
-
-    /**
-     * The controller's name; the default is the kind in lower case.
-     *
-     * @param name the name
-     * @return this builder
-     */
-    public Builder<R> name(String name) {
-      Objects.requireNonNull(name, "name must not be null");
-      if (name.isEmpty()) {
-        throw new IllegalArgumentException("name must not be empty");
-      }
-      this.name = name;
-      return this;
-    }
-
-    /**
-     * Watches one namespace only (cluster-scoped types are watched whole); the default is
-     * every namespace.
-     *
-     * @param namespace the namespace
-     * @return this builder
-     */
-    public Builder<R> inNamespace(String namespace) {
-      Objects.requireNonNull(namespace, "namespace must not be null");
-      if (namespace.isEmpty()) {
-        throw new IllegalArgumentException("namespace must not be empty");
-      }
-      this.namespace = namespace;
-      return this;
-    }
-
-    /**
-     * Reconciles the controller owner of each object of {@code owned} that changes (see
-     * {@link EnqueueHandler#forOwner}).
-     *
-     * @param owned the owned objects' class, such as {@code ReplicaSet.class}
-     * @return this builder
-     */
-    public Builder<R> owns(Class<? extends HasMetadata> owned) {
-      Objects.requireNonNull(owned, "owned must not be null");
-      addSource(owned, sink -> EnqueueHandler.forOwner(type, sink));
-      return this;
-    }
-
-    /**
-     * Reconciles the keys {@code mapper} gives for each object of {@code watched} that changes
-     * (see {@link EnqueueHandler#mapped}).
-     *
-     * @param <X> the watched type
-     * @param watched the watched objects' class
-     * @param mapper the keys of the reconciled objects an object of {@code watched} affects
-     * @return this builder
-     */
-    public <X extends HasMetadata> Builder<R> watches(Class<X> watched,
-        Function<? super X, ? extends Collection<ObjectKey>> mapper) {
-      Objects.requireNonNull(watched, "watched must not be null");
-      Objects.requireNonNull(mapper, "mapper must not be null");
-      addSource(watched, sink -> EnqueueHandler.mapped(mapper, sink));
-      return this;
-    }
-
-    private <X extends HasMetadata> void addSource(Class<X> t,
-        Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {
-      sources.add(new Source<>(t, handler));
-    }
-
-    /**
-     * Drops the reconciled type's events that {@code filter} does not pass (owned and watched
-     * types are not filtered).
-     *
-     * @param filter which events of the reconciled objects enqueue their keys
-     * @return this builder
-     */
-    public Builder<R> withEventFilter(EventFilter<? super R> filter) {
-      this.filter = Objects.requireNonNull(filter, "filter must not be null");
-      return this;
-    }
-
-    /**
-     * The reconciler; required.
-     *
-     * @param reconciler called with each key and the cached object
-     * @return this builder
-     */
-    public Builder<R> reconciler(ObjectReconciler<R> reconciler) {
-      this.reconciler = Objects.requireNonNull(reconciler, "reconciler must not be null");
-      return this;
-    }
-
-    /**
-     * Runs the workers only while this replica holds the Lease.
-     *
-     * @param election the Lease and durations
-     * @return this builder
-     */
-    public Builder<R> leaderElection(LeaderElection election) {
-      this.election = Objects.requireNonNull(election, "election must not be null");
-      return this;
-    }
-
-    /**
-     * Settings of the toolkit controller that runs the reconciles: workers, retries, rate
-     * limiter, reconcile timeout, metrics, clock. Its reconciler is this builder's.
-     *
-     * @param options applied to the controller's builder
-     * @return this builder
-     */
-    public Builder<R> controller(Consumer<ControllerBuilder<ObjectKey>> options) {
-      this.options = Objects.requireNonNull(options, "options must not be null");
-      return this;
-    }
-
-    /**
-     * Uses the caller's {@code informer} for the objects of {@code type} (the reconciled, an
-     * owned or a watched type) instead of making one, as controller-runtime shares the
-     * manager's informers: the controller adds its handler, starts the informer if it is not
-     * running, waits for its cache and never stops it (its owner does). Its scope (namespace,
-     * labels) is the informer's.
-     *
-     * @param <X> the objects' type
-     * @param type the objects' class, as given to the builder
-     * @param informer an informer of objects of {@code type}
-     * @return this builder
-     */
-    public <X extends HasMetadata> Builder<R> withInformer(Class<X> type,
-        SharedIndexInformer<X> informer) {
-      Objects.requireNonNull(type, "type must not be null");
-      Objects.requireNonNull(informer, "informer must not be null");
-      informers.put(type, informer);
-      return this;
-    }
-
-    /**
-     * Reconciles every cached object of the reconciled type once per {@code period} while this
-     * replica leads, as controller-runtime's {@code SyncPeriod}: a safety net for changes made
-     * outside the watched objects. Off by default.
-     *
-     * @param period the time between two resyncs; positive
-     * @return this builder
-     */
-    public Builder<R> resyncEvery(Duration period) {
-      Objects.requireNonNull(period, "period must not be null");
-      if (period.isNegative() || period.isZero()) {
-        throw new IllegalArgumentException("period must be positive, was " + period);
-      }
-      this.resync = period;
-      return this;
-    }
-
-    /**
-     * The clock of the controller (its back-off and timeouts) and of the periodic resync;
-     * the system clock by default. Leader election always runs on the system clock.
-     *
-     * @param clock the clock, such as a {@code FakeClock} in a test
-     * @return this builder
-     */
-    public Builder<R> clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock must not be null");
-      return this;
-    }
-
-    /**
-     * Where the controller's metrics go: controller-runtime's reconcile metrics (as {@code
-     * controller(c -> c.metricsProvider(provider))}) and, with leader election, client-go's
-     * {@code leader_election_master_status} of the Lease.
-     *
-     * @param provider the metrics provider, such as a {@code MicrometerMetricsProvider}
-     * @return this builder
-     */
-    public Builder<R> metricsProvider(ControllerMetricsProvider provider) {
-      this.metrics = Objects.requireNonNull(provider, "provider must not be null");
-      return this;
-    }
-
-    /**
-     * How long {@link KubernetesController#start} waits for the caches; default 2 minutes.
-     *
-     * @param timeout the wait
-     * @return this builder
-     */
-    public Builder<R> cacheSyncTimeout(Duration timeout) {
-      Objects.requireNonNull(timeout, "timeout must not be null");
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-      }
-      this.cacheSyncTimeout = timeout;
-      return this;
-    }
-
-    /**
-     * Builds the controller; nothing runs until {@link KubernetesController#start}.
-     *
-     * @return the controller
-     * @throws IllegalStateException if no reconciler was set
-     */
-    public KubernetesController<R> build() {
-      if (reconciler == null) {
-        throw new IllegalStateException("reconciler must be set");
-      }
-      for (Class<?> t : informers.keySet()) {
-        if (t != type && sources.stream().noneMatch(src -> src.type() == t)) {
-          throw new IllegalStateException("an informer was given for " + t.getSimpleName()
-              + ", which the controller neither reconciles, owns nor watches");
-        }
-      }
-      EventFilter<? super R> f = filter;
-      sources.add(0, new Source<>(type, sink -> f == null ? EnqueueHandler.<R>forObject(sink)
-          : EnqueueHandler.<R>forObject(sink).withFilter(f)));
-      try {
-        return new KubernetesController<>(this);
-      } finally {
-        sources.remove(0);
       }
     }
   }

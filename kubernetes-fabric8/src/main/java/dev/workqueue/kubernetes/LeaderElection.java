@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 
 /**
  * Leader election on a {@code coordination.k8s.io/v1} Lease, for {@link
- * KubernetesController.Builder#leaderElection}: of the replicas that name the same Lease, only
+ * KubernetesControllerBuilder#leaderElection}: of the replicas that name the same Lease, only
  * the holder runs workers; the others keep their caches warm and stand by. Client-go's defaults:
  * lease 15 s, renew deadline 10 s, retry period 2 s.
  *

@@ -1,0 +1,260 @@
+package dev.workqueue.kubernetes;
+
+import dev.workqueue.clock.Clock;
+import dev.workqueue.controller.ControllerBuilder;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Builds a {@link KubernetesController}: {@code KubernetesController.builder(client, type)}.
+ *
+ * @param <R> the type of the reconciled objects
+ */
+public final class KubernetesControllerBuilder<R extends HasMetadata> {
+  final KubernetesClient client;
+  final Class<R> type;
+  final List<KubernetesController.Source<?>> sources = new ArrayList<>();
+  String name;
+  String namespace;
+  EventFilter<? super R> filter;
+  ObjectReconciler<R> reconciler;
+  LeaderElection election;
+  Consumer<ControllerBuilder<ObjectKey>> options;
+  ControllerMetricsProvider metrics;
+  Clock clock = Clock.system();
+  final Map<Class<?>, SharedIndexInformer<?>> informers = new java.util.HashMap<>();
+  Duration resync;
+  Duration cacheSyncTimeout = Duration.ofMinutes(2);
+
+  KubernetesControllerBuilder(KubernetesClient client, Class<R> type) {
+    this.client = Objects.requireNonNull(client, "client must not be null");
+    this.type = Objects.requireNonNull(type, "type must not be null");
+    this.name = HasMetadata.getKind(type).toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The controller's name; the default is the kind in lower case.
+   *
+   * @param name the name
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> name(String name) {
+    Objects.requireNonNull(name, "name must not be null");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("name must not be empty");
+    }
+    this.name = name;
+    return this;
+  }
+
+  /**
+   * Watches one namespace only (cluster-scoped types are watched whole); the default is
+   * every namespace.
+   *
+   * @param namespace the namespace
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> inNamespace(String namespace) {
+    Objects.requireNonNull(namespace, "namespace must not be null");
+    if (namespace.isEmpty()) {
+      throw new IllegalArgumentException("namespace must not be empty");
+    }
+    this.namespace = namespace;
+    return this;
+  }
+
+  /**
+   * Reconciles the controller owner of each object of {@code owned} that changes (see
+   * {@link EnqueueHandler#forOwner}).
+   *
+   * @param owned the owned objects' class, such as {@code ReplicaSet.class}
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> owns(Class<? extends HasMetadata> owned) {
+    Objects.requireNonNull(owned, "owned must not be null");
+    addSource(owned, sink -> EnqueueHandler.forOwner(type, sink));
+    return this;
+  }
+
+  /**
+   * Reconciles the keys {@code mapper} gives for each object of {@code watched} that changes
+   * (see {@link EnqueueHandler#mapped}).
+   *
+   * @param <X> the watched type
+   * @param watched the watched objects' class
+   * @param mapper the keys of the reconciled objects an object of {@code watched} affects
+   * @return this builder
+   */
+  public <X extends HasMetadata> KubernetesControllerBuilder<R> watches(Class<X> watched,
+      Function<? super X, ? extends Collection<ObjectKey>> mapper) {
+    Objects.requireNonNull(watched, "watched must not be null");
+    Objects.requireNonNull(mapper, "mapper must not be null");
+    addSource(watched, sink -> EnqueueHandler.mapped(mapper, sink));
+    return this;
+  }
+
+  private <X extends HasMetadata> void addSource(Class<X> t,
+      Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {
+    sources.add(new KubernetesController.Source<>(t, handler));
+  }
+
+  /**
+   * Drops the reconciled type's events that {@code filter} does not pass (owned and watched
+   * types are not filtered).
+   *
+   * @param filter which events of the reconciled objects enqueue their keys
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> withEventFilter(EventFilter<? super R> filter) {
+    this.filter = Objects.requireNonNull(filter, "filter must not be null");
+    return this;
+  }
+
+  /**
+   * The reconciler; required.
+   *
+   * @param reconciler called with each key and the cached object
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> reconciler(ObjectReconciler<R> reconciler) {
+    this.reconciler = Objects.requireNonNull(reconciler, "reconciler must not be null");
+    return this;
+  }
+
+  /**
+   * Runs the workers only while this replica holds the Lease.
+   *
+   * @param election the Lease and durations
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> leaderElection(LeaderElection election) {
+    this.election = Objects.requireNonNull(election, "election must not be null");
+    return this;
+  }
+
+  /**
+   * Settings of the toolkit controller that runs the reconciles: workers, retries, rate
+   * limiter, reconcile timeout, metrics, clock. Its reconciler is this builder's.
+   *
+   * @param options applied to the controller's builder
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> controller(Consumer<ControllerBuilder<ObjectKey>> options) {
+    this.options = Objects.requireNonNull(options, "options must not be null");
+    return this;
+  }
+
+  /**
+   * Uses the caller's {@code informer} for the objects of {@code type} (the reconciled, an
+   * owned or a watched type) instead of making one, as controller-runtime shares the
+   * manager's informers: the controller adds its handler, starts the informer if it is not
+   * running, waits for its cache and never stops it (its owner does). Its scope (namespace,
+   * labels) is the informer's.
+   *
+   * @param <X> the objects' type
+   * @param type the objects' class, as given to the builder
+   * @param informer an informer of objects of {@code type}
+   * @return this builder
+   */
+  public <X extends HasMetadata> KubernetesControllerBuilder<R> withInformer(Class<X> type,
+      SharedIndexInformer<X> informer) {
+    Objects.requireNonNull(type, "type must not be null");
+    Objects.requireNonNull(informer, "informer must not be null");
+    informers.put(type, informer);
+    return this;
+  }
+
+  /**
+   * Reconciles every cached object of the reconciled type once per {@code period} while this
+   * replica leads, as controller-runtime's {@code SyncPeriod}: a safety net for changes made
+   * outside the watched objects. Off by default.
+   *
+   * @param period the time between two resyncs; positive
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> resyncEvery(Duration period) {
+    Objects.requireNonNull(period, "period must not be null");
+    if (period.isNegative() || period.isZero()) {
+      throw new IllegalArgumentException("period must be positive, was " + period);
+    }
+    this.resync = period;
+    return this;
+  }
+
+  /**
+   * The clock of the controller (its back-off and timeouts) and of the periodic resync;
+   * the system clock by default. Leader election always runs on the system clock.
+   *
+   * @param clock the clock, such as a {@code FakeClock} in a test
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock must not be null");
+    return this;
+  }
+
+  /**
+   * Where the controller's metrics go: controller-runtime's reconcile metrics (as {@code
+   * controller(c -> c.metricsProvider(provider))}) and, with leader election, client-go's
+   * {@code leader_election_master_status} of the Lease.
+   *
+   * @param provider the metrics provider, such as a {@code MicrometerMetricsProvider}
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> metricsProvider(ControllerMetricsProvider provider) {
+    this.metrics = Objects.requireNonNull(provider, "provider must not be null");
+    return this;
+  }
+
+  /**
+   * How long {@link KubernetesController#start} waits for the caches; default 2 minutes.
+   *
+   * @param timeout the wait
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> cacheSyncTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout must not be null");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+    this.cacheSyncTimeout = timeout;
+    return this;
+  }
+
+  /**
+   * Builds the controller; nothing runs until {@link KubernetesController#start}.
+   *
+   * @return the controller
+   * @throws IllegalStateException if no reconciler was set
+   */
+  public KubernetesController<R> build() {
+    if (reconciler == null) {
+      throw new IllegalStateException("reconciler must be set");
+    }
+    for (Class<?> t : informers.keySet()) {
+      if (t != type && sources.stream().noneMatch(src -> src.type() == t)) {
+        throw new IllegalStateException("an informer was given for " + t.getSimpleName()
+            + ", which the controller neither reconciles, owns nor watches");
+      }
+    }
+    EventFilter<? super R> f = filter;
+    sources.add(0, new KubernetesController.Source<>(type, sink -> f == null ? EnqueueHandler.<R>forObject(sink)
+        : EnqueueHandler.<R>forObject(sink).withFilter(f)));
+    try {
+      return new KubernetesController<>(this);
+    } finally {
+      sources.remove(0);
+    }
+  }
+}

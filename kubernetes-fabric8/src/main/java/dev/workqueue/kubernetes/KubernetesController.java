@@ -75,7 +75,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
 
   /** A started informer, its handler, and whether this controller made it (and stops it). */
-  private record Watch<X extends HasMetadata>(SharedIndexInformer<X> informer,
+  private record Watch<X extends HasMetadata>(Class<X> type, SharedIndexInformer<X> informer,
       EnqueueHandler<X> handler, boolean own) {
     void replay() {
       informer.getStore().list().forEach(handler::onAdd);
@@ -176,7 +176,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
     if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
       mine.addEventHandler(handler);
-      watches.add(new Watch<>(mine, handler, false));
+      watches.add(new Watch<>(s.type(), mine, handler, false));
       return mine.isRunning() ? whenSynced(mine) : mine.start().toCompletableFuture();
     }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
@@ -184,7 +184,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         : client.resources(s.type()).inAnyNamespace();
     SharedIndexInformer<X> informer = target.runnableInformer(0);
     informer.addEventHandler(handler);
-    watches.add(new Watch<>(informer, handler, true));
+    watches.add(new Watch<>(s.type(), informer, handler, true));
     return informer.start().toCompletableFuture();
   }
 
@@ -333,6 +333,28 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       throw new IllegalStateException("controller " + name + " is not started");
     }
     return c;
+  }
+
+  /**
+   * The cache of an owned or watched type (or of the reconciled one), for a reconciler that
+   * reads related objects without a request to the API server.
+   *
+   * @param <X> the objects' type
+   * @param type the class given to {@code owns}, {@code watches} or the builder
+   * @return the cache of the informer for {@code type}
+   * @throws IllegalStateException before {@link #start}
+   * @throws IllegalArgumentException if the controller does not watch {@code type}
+   */
+  @SuppressWarnings("unchecked")
+  public <X extends HasMetadata> ObjectCache<X> cache(Class<X> type) {
+    cache(); // started?
+    for (Watch<?> w : watches) {
+      if (w.type() == type) {
+        return new ObjectCache<>((SharedIndexInformer<X>) w.informer());
+      }
+    }
+    throw new IllegalArgumentException("type must be one the controller watches, was "
+        + type.getSimpleName());
   }
 
   /**

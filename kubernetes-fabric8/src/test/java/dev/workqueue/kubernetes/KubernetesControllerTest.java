@@ -80,6 +80,11 @@ class KubernetesControllerTest {
     await().atMost(Duration.ofSeconds(30))
         .until(() -> client.secrets().inNamespace(NS).withName("cm-2").get() != null);
 
+    // The owned type's cache, for a reconciler that reads related objects.
+    assertTrue(controller.cache(Secret.class).get(ObjectKey.of(NS, "cm-1")).isPresent());
+    assertThrows(IllegalArgumentException.class,
+        () -> controller.cache(io.fabric8.kubernetes.api.model.Pod.class));
+
     // A deletion reaches the reconciler with no object.
     client.configMaps().inNamespace(NS).withName("cm-3").delete();
     await().atMost(Duration.ofSeconds(30)).until(() -> seenWithoutObject.contains("cm-3"));

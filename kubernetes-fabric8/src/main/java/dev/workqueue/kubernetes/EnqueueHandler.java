@@ -35,9 +35,11 @@ import org.slf4j.LoggerFactory;
  * of it from a re-list ({@code finalStateUnknown}): the reconciler then finds the object gone.
  * {@link #withFilter} drops events first.
  *
- * <p>The handler runs on the informer's thread and never throws: a filter, mapper or sink that
- * throws costs that event's keys only; it is logged and counted in {@link #failures()}. Thread-safe
- * and immutable; {@link #withFilter} returns a new handler.
+ * <p>The handler runs on the informer's thread (and, in a {@link KubernetesController}, on the
+ * election's thread when a gain of leadership replays the cache, and on the clock's for a
+ * resync), so filters, mappers and sinks must be thread-safe. It never throws: a filter, mapper
+ * or sink that throws costs that event's keys only; it is logged and counted in {@link
+ * #failures()}. Thread-safe and immutable; {@link #withFilter} returns a new handler.
  *
  * @param <R> the type of the objects the informer watches
  */
@@ -202,7 +204,8 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
     }
     ObjectMeta meta = object.getMetadata();
     return object.getKind() + " "
-        + (meta == null ? "(no metadata)" : nullToEmpty(meta.getNamespace()) + "/" + meta.getName());
+        + (meta == null ? "(no metadata)"
+            : nullToEmpty(meta.getNamespace()) + "/" + meta.getName());
   }
 
   private static List<ObjectKey> ownerKey(HasMetadata object, String kind, String group,

@@ -11,7 +11,8 @@ import java.util.function.Predicate;
  * answers whether an event passes; every method passes by default, so a filter overrides only
  * the events it cares about. Combine filters with {@link #and} and {@link #or}.
  *
- * <p>A filter runs on the informer's thread: keep it cheap. One that throws drops that event
+ * <p>A filter runs on the informer's thread (and on others: see {@link EnqueueHandler}): keep it
+ * cheap and thread-safe. One that throws drops that event
  * only (the handler logs it and counts it in {@link EnqueueHandler#failures()}).
  *
  * @param <R> the object type

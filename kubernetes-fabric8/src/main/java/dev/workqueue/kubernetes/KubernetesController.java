@@ -35,11 +35,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #start} starts the informers and returns once their caches are synced; then the
  * workers start, or, with {@linkplain KubernetesControllerBuilder#leaderElection leader
- * election}, they run only while this replica holds the Lease. On every gain of the Lease the caches are replayed
- * through the event handlers, so a key changed while another replica led, or while none did,
- * is reconciled: none is lost across a failover. On the loss of the Lease the workers stop
- * (within half the margin between lease duration and renew deadline) and the replica stands by
- * with warm caches.
+ * election}, they run only while this replica holds the Lease. On every gain of the Lease the
+ * caches are replayed through the event handlers, so a key changed while another replica led, or
+ * while none did, is reconciled: none is lost across a failover. On the loss of the Lease the
+ * workers stop (within half the margin between lease duration and renew deadline, if their
+ * reconciles end when interrupted) and the replica stands by with warm caches.
  *
  * @param <R> the type of the reconciled objects
  */
@@ -79,6 +79,10 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       EnqueueHandler<X> handler, boolean own) {
     void replay() {
       informer.getStore().list().forEach(handler::onAdd);
+    }
+
+    void removeHandler() {
+      informer.removeEventHandler(handler);
     }
   }
 
@@ -131,32 +135,46 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   /**
    * Starts the informers, waits until their caches are synced, then starts the workers, or,
-   * with leader election, starts contending for the Lease. Once only.
+   * with leader election, starts contending for the Lease. Once only: a start that fails (the
+   * caches did not sync, an informer could not start, an interrupt) stops what it started and
+   * leaves the controller stopped for good.
    *
-   * @throws IllegalStateException if already started, or if the caches did not sync within the
-   *     builder's {@code cacheSyncTimeout} (the informers are stopped again)
+   * @throws IllegalStateException if already started or stopped, if an informer cannot start,
+   *     or if the caches did not sync within the builder's {@code cacheSyncTimeout}
    * @throws InterruptedException if interrupted while waiting for the caches
    */
   @SuppressWarnings("unchecked")
   public void start() throws InterruptedException {
     lifecycle.lock();
     try {
-      if (started) {
-        throw new IllegalStateException("controller " + name + " was already started");
+      if (started || stopping) {
+        throw new IllegalStateException("controller " + name + " was already "
+            + (stopping ? "stopped" : "started"));
       }
       started = true;
-      List<CompletableFuture<Void>> synced = new ArrayList<>();
-      for (Source<?> s : sources) {
-        synced.add(startWatch(s));
-      }
-      cache = new ObjectCache<>((SharedIndexInformer<R>) watches.get(0).informer());
       try {
-        CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
-            .get(cacheSyncTimeout.toNanos(), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException | ExecutionException e) {
+        List<CompletableFuture<Void>> synced = new ArrayList<>();
+        for (Source<?> s : sources) {
+          synced.add(startWatch(s));
+        }
+        cache = new ObjectCache<>((SharedIndexInformer<R>) watches.get(0).informer());
+        try {
+          CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
+              .get(cacheSyncTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+          throw new IllegalStateException("controller " + name + ": the caches did not sync"
+              + " within " + cacheSyncTimeout, e);
+        } catch (ExecutionException e) {
+          throw new IllegalStateException("controller " + name + ": an informer failed to"
+              + " start", e.getCause());
+        }
+        if (stopping) {
+          throw new IllegalStateException("controller " + name + " was stopped while starting");
+        }
+      } catch (RuntimeException | InterruptedException | Error e) {
+        stopping = true;
         closeInformers();
-        throw new IllegalStateException("controller " + name + ": the caches did not sync"
-            + " within " + cacheSyncTimeout, e);
+        throw e;
       }
       if (election == null) {
         leading = true;
@@ -177,7 +195,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
       mine.addEventHandler(handler);
       watches.add(new Watch<>(s.type(), mine, handler, false));
-      return mine.isRunning() ? whenSynced(mine) : mine.start().toCompletableFuture();
+      return mine.start().toCompletableFuture(); // a started informer returns its first start's
     }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
         ? client.resources(s.type()).inNamespace(namespace)
@@ -186,23 +204,6 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     informer.addEventHandler(handler);
     watches.add(new Watch<>(s.type(), informer, handler, true));
     return informer.start().toCompletableFuture();
-  }
-
-  /** Completes once a running informer has synced (checked every 10 ms on a common thread). */
-  private static CompletableFuture<Void> whenSynced(SharedIndexInformer<?> informer) {
-    CompletableFuture<Void> synced = new CompletableFuture<>();
-    Runnable check = new Runnable() {
-      @Override
-      public void run() {
-        if (informer.hasSynced()) {
-          synced.complete(null);
-        } else if (!synced.isDone()) {
-          CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS).execute(this);
-        }
-      }
-    };
-    check.run();
-    return synced;
   }
 
   private void contend() {
@@ -221,9 +222,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       log.info("controller {}: {} leads; starting the workers on a replay of the caches", name,
           election.identity());
       core.start();
-      watches.forEach(Watch::replay); // keys changed while another replica (or none) led
       leading = true;
       leaderStatus.set(1);
+      watches.forEach(Watch::replay); // keys changed while another replica (or none) led
       scheduleResync();
     } finally {
       leadership.unlock();
@@ -241,8 +242,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       cancelResync();
       log.info("controller {}: {} no longer leads; stopping the workers", name,
           election.identity());
-      Duration margin = election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
-      core.stop(margin);
+      core.stop(margin());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
@@ -276,7 +276,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
   }
 
-  /** Every cached key of the reconciled type, once per period while leading. */
+  /** Every cached object of the reconciled type, once per period while leading. */
+  @SuppressWarnings("unchecked")
   private void resync(long generation) {
     resyncLock.lock();
     try {
@@ -286,14 +287,13 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     } finally {
       resyncLock.unlock();
     }
-    try {
-      for (R object : cache.list()) {
-        core.add(ObjectKey.of(object));
-      }
-    } catch (RuntimeException e) {
-      log.warn("controller {}: the periodic resync failed; it runs again next period", name, e);
+    Watch<R> primary = (Watch<R>) watches.get(0);
+    for (R object : primary.informer().getStore().list()) {
+      primary.handler().onUpdate(object, object); // as an informer's resync: filters apply
     }
-    scheduleResync();
+    if (leading && !stopping) {
+      scheduleResync();
+    }
   }
 
   /**
@@ -308,7 +308,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   /**
    * The controller's health, for liveness and readiness probes: caches synced, leading or
-   * standing by, workers alive of configured, keys queued and waiting, time since the last
+   * standing by, workers alive out of configured, keys queued and waiting, time since the last
    * reconcile.
    *
    * @return a snapshot
@@ -359,7 +359,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   /**
    * The toolkit controller that runs the reconciles: to add keys by hand ({@code add}, {@code
-   * addAfter}).
+   * addAfter}) or read its {@code status()}. Do not start or stop it: this controller does, as
+   * leadership comes and goes.
    *
    * @return the controller
    */
@@ -368,8 +369,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   }
 
   /**
-   * Stops contending (releasing the Lease if held), stops the workers as {@link
-   * Controller#stop} does, and stops the informers.
+   * Stops the workers as {@link Controller#stop} does, stops contending, and stops the
+   * informers (a caller's informer only loses this controller's handler). The Lease, if held,
+   * is released only if every reconcile finished: otherwise it expires by itself, so that no
+   * other replica starts while one still runs. With leader election the workers get at most
+   * half the margin between the lease duration and the renew deadline (the time the Lease is
+   * surely still ours), whatever {@code timeout} says.
    *
    * @param timeout how long running reconciles may take to finish
    * @return what the workers' stop reports
@@ -384,21 +389,30 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       leading = false; // the elector's report of the end finds the workers stopped
       leaderStatus.set(0);
       cancelResync();
-      result = core.stop(timeout);
+      result = core.stop(election == null || timeout.compareTo(margin()) < 0 ? timeout
+          : margin());
     } finally {
       leadership.unlock();
     }
-    LeaseElector e = elector;
-    if (e != null) {
-      e.stop(); // after the workers: then it releases the Lease for the next leader
-    }
-    lifecycle.lock();
+    lifecycle.lock(); // after a start in progress: it saw stopping, or started what is stopped here
     try {
+      if (core.isRunning()) { // a start that had passed its check before stopping was set
+        result = core.stop(election == null ? timeout : margin());
+      }
+      LeaseElector e = elector;
+      if (e != null) {
+        e.stop(result.completed());
+      }
       closeInformers();
     } finally {
       lifecycle.unlock();
     }
     return result;
+  }
+
+  /** Half the time between the renew deadline and the Lease's expiry. */
+  private Duration margin() {
+    return election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
   }
 
   /** {@link #stop} with 30 s for running reconciles. */
@@ -410,7 +424,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private void closeInformers() {
     for (Watch<?> w : watches) {
       if (!w.own()) {
-        continue; // the caller's: it stops it
+        w.removeHandler(); // the caller's: it stops it
+        continue;
       }
       try {
         w.informer().close();

@@ -145,7 +145,9 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
 
   /**
    * Settings of the toolkit controller that runs the reconciles: workers, retries, rate
-   * limiter, reconcile timeout, metrics, clock. Its reconciler is this builder's.
+   * limiter, reconcile timeout, queue. Its reconciler is this builder's; set the clock and the
+   * metrics provider on this builder ({@link #clock}, {@link #metricsProvider}), which also
+   * drive the resync and the leader-election gauge.
    *
    * @param options applied to the controller's builder
    * @return this builder
@@ -249,7 +251,8 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
       }
     }
     EventFilter<? super R> f = filter;
-    sources.add(0, new KubernetesController.Source<>(type, sink -> f == null ? EnqueueHandler.<R>forObject(sink)
+    sources.add(0, new KubernetesController.Source<>(type, sink -> f == null
+        ? EnqueueHandler.<R>forObject(sink)
         : EnqueueHandler.<R>forObject(sink).withFilter(f)));
     try {
       return new KubernetesController<>(this);

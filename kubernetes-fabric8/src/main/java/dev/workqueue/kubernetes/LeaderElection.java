@@ -15,8 +15,12 @@ import java.util.function.Consumer;
  *
  * <p>A holder that cannot renew for the renew deadline stops its workers (the process goes on
  * and stands by); another replica takes the Lease once it has not been renewed for the lease
- * duration. The margin between the two is when the old holder's workers stop, so exactly one
- * replica reconciles at a time.
+ * duration. The margin between the two is when the old holder's workers stop, so one replica
+ * reconciles at a time, as long as reconciles end when their worker is interrupted (one that
+ * ignores interrupts can outlive its replica's leadership).
+ *
+ * <p>One Lease per controller: replicas of a controller share it, but two controllers of one
+ * process must not (they would have the same identity and take the Lease from each other).
  *
  * @param namespace the Lease's namespace
  * @param name the Lease's name

@@ -46,6 +46,8 @@ final class LeaseElector {
   private final ExecutorService calls;
   private volatile boolean stopping;
   private volatile boolean leading;
+  private final java.util.Set<Integer> warnedCodes = java.util.concurrent.ConcurrentHashMap
+      .newKeySet();
 
   // Written by the calls thread; read by the loop thread and by stop.
   private volatile String observedVersion;
@@ -77,10 +79,11 @@ final class LeaseElector {
   }
 
   /**
-   * Stops contending; if leading, reports the end ({@code onStop}) and releases the Lease so
-   * that another replica need not wait for it to expire.
+   * Stops contending; if leading, reports the end ({@code onStop}). With {@code release}, gives
+   * the Lease up so that another replica need not wait for it to expire: only when the caller
+   * knows that no reconcile of this replica still runs.
    */
-  void stop() throws InterruptedException {
+  void stop(boolean release) throws InterruptedException {
     if (calls.isShutdown()) {
       return; // stopped before
     }
@@ -91,9 +94,9 @@ final class LeaseElector {
       leading = false;
       onStop.run();
     }
-    if (observedHolder != null && observedHolder.equals(config.identity())) {
+    if (release) {
       try {
-        call(this::release, config.renewDeadline().toNanos());
+        call(this::release, config.renewDeadline().toNanos()); // it checks the holder itself
       } catch (RuntimeException | TimeoutException e) {
         log.warn("lease {}: release failed; it expires by itself", describe(), e);
       }
@@ -104,29 +107,17 @@ final class LeaseElector {
   private void run() {
     try {
       while (!stopping) {
-        if (!attempt()) {
+        long tried = System.nanoTime(); // the write lands after this: count the Lease from here
+        if (!Boolean.TRUE.equals(tryCall(config.renewDeadline().toNanos()))) {
           sleep(jittered(config.retryPeriod().toNanos()));
           continue;
         }
         leading = true;
-        runCallback(onStart, "start");
-        long renewed = System.nanoTime();
-        while (!stopping) {
-          sleep(config.retryPeriod().toNanos());
-          long left = config.renewDeadline().toNanos() - (System.nanoTime() - renewed);
-          if (left <= 0) {
-            log.warn("lease {}: not renewed within {}; stopping leading", describe(),
-                config.renewDeadline());
-            break;
-          }
-          Boolean ok = tryCall(left);
-          if (Boolean.TRUE.equals(ok)) {
-            renewed = System.nanoTime();
-          } else if (Boolean.FALSE.equals(ok)) {
-            log.info("lease {}: now held by {}; stopping leading", describe(), observedHolder);
-            break;
-          } // null: the call failed, try again until the deadline
+        if (!runCallback(onStart, "start")) {
+          stepDown(); // leading without workers would stall every replica: let another lead
+          continue;
         }
+        lead(tried);
         if (leading && !stopping) {
           leading = false;
           runCallback(onStop, "stop");
@@ -137,9 +128,43 @@ final class LeaseElector {
     }
   }
 
-  /** One try to take or renew the Lease, bounded by the renew deadline; false if it failed. */
-  private boolean attempt() throws InterruptedException {
-    return Boolean.TRUE.equals(tryCall(config.renewDeadline().toNanos()));
+  /**
+   * Renews every retry period until the renew deadline passes without a renewal (counted from
+   * before the last successful call was sent, as the other replicas count from its write) or
+   * another replica holds the Lease.
+   */
+  private void lead(long renewedAt) throws InterruptedException {
+    long deadline = renewedAt + config.renewDeadline().toNanos();
+    while (!stopping) {
+      sleep(Math.min(config.retryPeriod().toNanos(), deadline - System.nanoTime()));
+      long tried = System.nanoTime();
+      long left = deadline - tried;
+      if (left <= 0) {
+        log.warn("lease {}: not renewed within {}; stopping leading", describe(),
+            config.renewDeadline());
+        return;
+      }
+      Boolean ok = tryCall(left);
+      if (Boolean.TRUE.equals(ok)) {
+        deadline = tried + config.renewDeadline().toNanos();
+      } else if (Boolean.FALSE.equals(ok)) {
+        log.info("lease {}: lost (held by {}, or written by another replica since read);"
+            + " stopping leading", describe(), observedHolder);
+        return;
+      } // null: the call failed; try again until the deadline
+    }
+  }
+
+  /** The start callback failed: report the end, give the Lease up and wait a retry period. */
+  private void stepDown() throws InterruptedException {
+    leading = false;
+    runCallback(onStop, "stop");
+    try {
+      call(this::release, config.renewDeadline().toNanos());
+    } catch (RuntimeException | TimeoutException e) {
+      log.warn("lease {}: release failed; it expires by itself", describe(), e);
+    }
+    sleep(jittered(config.retryPeriod().toNanos()));
   }
 
   /** True if held now, false if another replica holds it, null if the call failed. */
@@ -153,7 +178,13 @@ final class LeaseElector {
       if (e.getCode() == 409) {
         return false; // another replica wrote the Lease since we read it
       }
-      log.debug("lease {}: the call to the API server failed", describe(), e);
+      if (e.getCode() >= 400 && e.getCode() < 500 && warnedCodes.add(e.getCode())) {
+        // 403 (no RBAC for leases), 404 (no namespace): not transient; said once per code
+        log.warn("lease {}: the API server refused the Lease (HTTP {}); retrying every {}",
+            describe(), e.getCode(), config.retryPeriod(), e);
+      } else {
+        log.debug("lease {}: the call to the API server failed", describe(), e);
+      }
       return null;
     } catch (RuntimeException e) {
       log.debug("lease {}: the call to the API server failed", describe(), e);
@@ -164,6 +195,31 @@ final class LeaseElector {
   private <V> V call(java.util.concurrent.Callable<V> body, long timeoutNanos)
       throws InterruptedException, TimeoutException {
     Future<V> f = calls.submit(body);
+    try {
+      return await(f, timeoutNanos);
+    } finally {
+      tellNewLeader(); // on this thread, so a slow listener costs no renewal time
+    }
+  }
+
+  private String toldHolder;
+
+  private void tellNewLeader() {
+    String holder = observedHolder;
+    if (config.onNewLeader() == null || holder == null || holder.isEmpty()
+        || holder.equals(toldHolder)) {
+      return;
+    }
+    toldHolder = holder;
+    try {
+      config.onNewLeader().accept(holder);
+    } catch (RuntimeException e) {
+      log.warn("lease {}: the new-leader listener threw", describe(), e);
+    }
+  }
+
+  private <V> V await(Future<V> f, long timeoutNanos)
+      throws InterruptedException, TimeoutException {
     try {
       return f.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
@@ -234,17 +290,7 @@ final class LeaseElector {
     if (!Objects.equals(version, observedVersion)) {
       observedVersion = version;
       observedAt = System.nanoTime();
-      String holder = lease.getSpec().getHolderIdentity();
-      if (!Objects.equals(holder, observedHolder)) {
-        observedHolder = holder;
-        if (config.onNewLeader() != null && holder != null && !holder.isEmpty()) {
-          try {
-            config.onNewLeader().accept(holder);
-          } catch (RuntimeException e) {
-            log.warn("lease {}: the new-leader listener threw", describe(), e);
-          }
-        }
-      }
+      observedHolder = lease.getSpec().getHolderIdentity();
     }
   }
 
@@ -252,11 +298,14 @@ final class LeaseElector {
     return client.leases().inNamespace(config.namespace()).withName(config.name());
   }
 
-  private void runCallback(Runnable callback, String what) {
+  /** Runs a callback; whether it returned normally. */
+  private boolean runCallback(Runnable callback, String what) {
     try {
       callback.run();
+      return true;
     } catch (RuntimeException e) {
       log.error("lease {}: the {} callback threw", describe(), what, e);
+      return false;
     }
   }
 
@@ -266,7 +315,9 @@ final class LeaseElector {
   }
 
   private static void sleep(long nanos) throws InterruptedException {
-    TimeUnit.NANOSECONDS.sleep(nanos);
+    if (nanos > 0) {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    }
   }
 
   private String describe() {

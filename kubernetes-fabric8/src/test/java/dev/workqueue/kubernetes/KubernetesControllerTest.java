@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -127,12 +128,17 @@ class KubernetesControllerTest {
     for (String n : List.of("a", "b")) {
       client.configMaps().inNamespace(NS).resource(SecretCopies.source(n, "1")).create();
     }
+    client.configMaps().inNamespace(NS).resource(new ConfigMapBuilder(
+        SecretCopies.source("filtered", "1")).editMetadata().addToLabels("skip", "yes")
+        .endMetadata().build()).create();
     FakeClock clock = new FakeClock();
     Map<String, java.util.concurrent.atomic.AtomicInteger> counts = new ConcurrentHashMap<>();
     controller = KubernetesController.builder(client, ConfigMap.class)
         .inNamespace(NS)
         .clock(clock)
         .resyncEvery(Duration.ofMinutes(10))
+        .withEventFilter(EventFilter.matching(cm -> cm.getMetadata().getLabels() == null
+            || !cm.getMetadata().getLabels().containsKey("skip")))
         .reconciler(request -> {
           counts.computeIfAbsent(request.key().name(),
               k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
@@ -149,6 +155,8 @@ class KubernetesControllerTest {
     assertEquals(2, counts.get("a").get());
     clock.step(Duration.ofMinutes(10));
     await().atMost(Duration.ofSeconds(30)).until(() -> total(counts) == 6);
+
+    assertEquals(null, counts.get("filtered"), "the resync goes through the event filter");
 
     controller.stop(Duration.ofSeconds(5));
     clock.step(Duration.ofMinutes(10));
@@ -184,6 +192,31 @@ class KubernetesControllerTest {
     controller = null;
     assertTrue(shared.isRunning(), "the caller's informer is the caller's to stop");
     shared.close();
+  }
+
+  @Test
+  void aStopBeforeStart_makesStartRefuse() throws Exception {
+    controller = KubernetesController.builder(client, ConfigMap.class).inNamespace(NS)
+        .reconciler(r -> null).build();
+    controller.stop(Duration.ZERO);
+    assertEquals("controller configmap was already stopped",
+        assertThrows(IllegalStateException.class, controller::start).getMessage());
+    assertTrue(!controller.health().cachesSynced());
+  }
+
+  @Test
+  void aStartWhoseCachesCannotSync_failsOnce_andStopsWhatItStarted() throws Exception {
+    AtomicBoolean cut = new AtomicBoolean(true);
+    KubernetesClient unreachable = server.newClient(cut);
+    controller = KubernetesController.builder(unreachable, ConfigMap.class).inNamespace(NS)
+        .cacheSyncTimeout(Duration.ofSeconds(1))
+        .reconciler(r -> null).build();
+    IllegalStateException e = assertThrows(IllegalStateException.class, controller::start);
+    assertTrue(e.getMessage().startsWith("controller configmap: "), e.getMessage());
+    assertEquals("controller configmap was already stopped",
+        assertThrows(IllegalStateException.class, controller::start).getMessage(),
+        "a failed start is final");
+    assertTrue(!controller.health().cachesSynced());
   }
 
   @Test

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Replicas on one Lease, each with its own client of one mock API server: one reconciles at a
@@ -60,15 +60,15 @@ class LeaderElectionTest {
     server.close();
   }
 
-  @ParameterizedTest(name = "{0} replicas")
-  @ValueSource(ints = {2, 3})
-  void oneReplicaReconcilesAtATime_andACrashedLeaderIsReplaced_losingNothing(int count)
-      throws Exception {
+  @ParameterizedTest(name = "{0} replicas, the leader's requests {1}")
+  @CsvSource({"2, refused", "3, refused", "2, hang"})
+  void oneReplicaReconcilesAtATime_andACrashedLeaderIsReplaced_losingNothing(int count,
+      String cut) throws Exception {
     for (int i = 0; i < OBJECTS; i++) {
       admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
     }
     for (int i = 0; i < count; i++) {
-      replicas.add(replica("replica-" + i));
+      replicas.add(replica("replica-" + i, LEASE, RENEW, cut.equals("hang")));
     }
     for (Replica r : replicas) {
       r.controller().start();
@@ -164,6 +164,42 @@ class LeaderElectionTest {
   }
 
   @Test
+  void aStopWhoseReconcilesDoNotFinish_leavesTheLeaseToExpire() throws Exception {
+    java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    KubernetesClient client = server.newClient();
+    KubernetesController<ConfigMap> a = KubernetesController.builder(client, ConfigMap.class)
+        .name("copies").inNamespace(NS)
+        .reconciler(request -> {
+          entered.countDown();
+          while (true) { // ignores interrupts, as a reconciler stuck in a library might
+            try {
+              if (release.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                return null;
+              }
+            } catch (InterruptedException ignored) {
+              // goes on waiting
+            }
+          }
+        })
+        .leaderElection(LeaderElection.lease(NS, "copies-leader").withIdentity("a")
+            .withDurations(LEASE, RENEW, RETRY))
+        .build();
+    a.start();
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(a::isLeading);
+      admin.configMaps().inNamespace(NS).resource(SecretCopies.source("stuck", "1")).create();
+      assertTrue(entered.await(10, java.util.concurrent.TimeUnit.SECONDS));
+
+      assertTrue(!a.stop(Duration.ofMillis(100)).completed(), "the reconcile is still running");
+      assertEquals("a", admin.leases().inNamespace(NS).withName("copies-leader").get()
+          .getSpec().getHolderIdentity(), "not released while a reconcile runs: it expires");
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
   void badDurations_areRefusedNamingTheArgument() {
     LeaderElection base = LeaderElection.lease("ns", "lock");
     assertTrue(assertThrows(IllegalArgumentException.class, () -> base.withDurations(
@@ -188,13 +224,17 @@ class LeaderElectionTest {
   }
 
   private Replica replica(String id) {
-    return replica(id, LEASE, RENEW);
+    return replica(id, LEASE, RENEW, false);
   }
 
   private Replica replica(String id, Duration lease, Duration renew) {
+    return replica(id, lease, renew, false);
+  }
+
+  private Replica replica(String id, Duration lease, Duration renew, boolean hang) {
     AtomicBoolean partitioned = new AtomicBoolean();
     RecordingMetricsProvider metrics = new RecordingMetricsProvider();
-    KubernetesClient client = server.newClient(partitioned);
+    KubernetesClient client = server.newClient(partitioned, hang);
     KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
         .name("copies")
         .inNamespace(NS)

@@ -48,11 +48,22 @@ final class MockApiServer implements AutoCloseable {
    * stay open.
    */
   synchronized KubernetesClient newClient(AtomicBoolean partitioned) {
+    return newClient(partitioned, false);
+  }
+
+  /**
+   * As {@link #newClient(AtomicBoolean)}; with {@code hang}, a cut-off request is not refused
+   * but hangs: it goes to a loopback port that accepts connections and never answers, as when
+   * the network drops packets.
+   */
+  synchronized KubernetesClient newClient(AtomicBoolean partitioned, boolean hang) {
+    String away = hang ? "http://127.0.0.1:" + blackHole() + "/partitioned"
+        : "http://127.0.0.1:1/partitioned";
     Interceptor cut = new Interceptor() {
       @Override
       public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
         if (partitioned.get()) {
-          builder.uri(URI.create("http://127.0.0.1:1/partitioned"));
+          builder.uri(URI.create(away));
         }
       }
     };
@@ -62,9 +73,50 @@ final class MockApiServer implements AutoCloseable {
     return c;
   }
 
+  private java.net.ServerSocket blackHole;
+  private final List<java.net.Socket> held = new ArrayList<>();
+
+  /** A loopback port that accepts connections, reads nothing and never answers. */
+  private int blackHole() {
+    if (blackHole == null) {
+      try {
+        blackHole = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      Thread t = new Thread(() -> {
+        while (!blackHole.isClosed()) {
+          try {
+            java.net.Socket s = blackHole.accept();
+            synchronized (held) {
+              held.add(s);
+            }
+          } catch (java.io.IOException e) {
+            return; // closed
+          }
+        }
+      }, "test-black-hole");
+      t.setDaemon(true);
+      t.start();
+    }
+    return blackHole.getLocalPort();
+  }
+
   @Override
   public synchronized void close() {
     clients.forEach(KubernetesClient::close);
     server.destroy();
+    if (blackHole != null) {
+      try {
+        blackHole.close();
+        synchronized (held) {
+          for (java.net.Socket s : held) {
+            s.close();
+          }
+        }
+      } catch (java.io.IOException e) {
+        // closing anyway
+      }
+    }
   }
 }

@@ -377,9 +377,16 @@ final class DefaultController<T> implements Controller<T> {
         timer.cancel();
         if (watchdog.finish()) {
           Thread.interrupted(); // the watchdog's interrupt, delivered: clear it
-          if (failure == null) {
+          // The timeout is the failure, whatever the interrupt made the reconciler throw
+          // (usually an InterruptedException): that stays as its cause. An Error, or a
+          // TerminalException (no retry asked for), stays as it is.
+          if (!(failure instanceof Error) && !(failure instanceof TerminalException)) {
+            Throwable cause = failure;
             failure = new java.util.concurrent.TimeoutException(
                 "reconcile of " + key + " exceeded " + Duration.ofNanos(reconcileTimeoutNanos));
+            if (cause != null) {
+              failure.initCause(cause);
+            }
           }
         }
       }

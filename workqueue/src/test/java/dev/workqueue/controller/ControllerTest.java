@@ -311,6 +311,30 @@ class ControllerTest {
   }
 
   @Test
+  void aReconcileCutOffByItsTimeout_failsWithATimeout_causedByTheInterrupt() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<Throwable> dropped =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    behaviour.put("slow", k -> {
+      try {
+        new CountDownLatch(1).await();
+        return Result.success();
+      } catch (InterruptedException e) {
+        throw sneaky(e); // what a reconciler blocked in I/O or a wait typically does
+      }
+    });
+    start(builder().reconcileTimeout(Duration.ofSeconds(1))
+        .maxRetries(0, (key, attempts, cause) -> dropped.set(cause)));
+    controller.add("slow");
+    nextCall();
+    clock.step(Duration.ofSeconds(1));
+    await().atMost(10, SECONDS).until(() -> dropped.get() != null);
+    Throwable t = dropped.get();
+    assertTrue(t instanceof java.util.concurrent.TimeoutException, "was " + t);
+    assertEquals("reconcile of slow exceeded PT1S", t.getMessage());
+    assertTrue(t.getCause() instanceof InterruptedException, "the interrupt as the cause");
+  }
+
+  @Test
   void stop_waitsForRunningReconcile_thenWorkersExit() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     behaviour.put("k", k -> {

@@ -16,6 +16,7 @@ final class ControllerRun<T> {
   final Condition allExited = lock.newCondition();
   volatile boolean stopping;
   volatile boolean forced;
+  volatile boolean aborted; // the start that made this run failed part-way
   int live; // guarded by lock
 
   private final Clock clock;

@@ -52,6 +52,8 @@ final class DefaultController<T> implements Controller<T> {
   /** Keys added while stopped, queued at the next start; guarded by keptLock. */
   private final java.util.Set<T> kept = new java.util.LinkedHashSet<>();
   private final ReentrantLock keptLock = new ReentrantLock();
+  /** The queue of a start that failed part-way; the next start takes its keys. keptLock. */
+  private RateLimitingQueue<T> abortedQueue;
   private volatile RateLimitingQueue<T> queue;
   /** Written under lifecycle; read without it by isRunning and stop. */
   private volatile ControllerRun<T> run;
@@ -168,9 +170,14 @@ final class DefaultController<T> implements Controller<T> {
         stoppedFromInside = null;
       }
       if (queue.isShuttingDown()) {
+        RateLimitingQueue<T> old = queue;
         RateLimitingQueue<T> fresh = queueFactory.get(); // a restart: fresh queue
         keptLock.lock();
         try {
+          if (old == abortedQueue) {
+            takeAll(old); // the keys a failed start left in its queue
+            abortedQueue = null;
+          }
           queue = fresh;
           kept.forEach(fresh::add); // what was added while stopped
           kept.clear();
@@ -179,17 +186,63 @@ final class DefaultController<T> implements Controller<T> {
         }
       }
       ControllerRun<T> r = new ControllerRun<>(queue, workers, clock);
-      run = r;
-      for (int i = 0; i < workers; i++) {
-        Runnable loop = () -> workerLoop(r);
-        if (executor != null) {
-          executor.execute(loop);
-        } else {
-          threadFactory.newThread(loop).start();
+      List<Thread> threads = new ArrayList<>();
+      if (executor == null) {
+        for (int i = 0; i < workers; i++) {
+          threads.add(threadFactory.newThread(() -> workerLoop(r))); // may throw: none started
         }
+      }
+      run = r;
+      int launched = 0;
+      try {
+        for (int i = 0; i < workers; i++) {
+          if (executor != null) {
+            executor.execute(() -> workerLoop(r));
+          } else {
+            threads.get(i).start();
+          }
+          launched++;
+        }
+      } catch (RuntimeException | Error e) {
+        abortStart(r, workers - launched);
+        throw e;
       }
     } finally {
       lifecycle.unlock();
+    }
+  }
+
+  /**
+   * A start failed after {@code launched} workers of {@code r}: the controller is left stopped,
+   * and no key is lost. The queue shuts down; the workers that run keep what they take for the
+   * next start and exit; what they do not take, the next start takes from the old queue.
+   * Under the lifecycle lock.
+   */
+  private void abortStart(ControllerRun<T> r, int notLaunched) {
+    r.aborted = true;
+    r.stopping = true;
+    for (int i = 0; i < notLaunched; i++) {
+      r.exited(); // they will never run
+    }
+    run = null;
+    keptLock.lock();
+    try {
+      abortedQueue = r.queue;
+    } finally {
+      keptLock.unlock();
+    }
+    r.queue.shutDown();
+  }
+
+  /** Moves every key still queued in a shut-down {@code q} to {@link #kept}. */
+  private void takeAll(RateLimitingQueue<T> q) {
+    try {
+      for (Optional<T> k = q.poll(Duration.ZERO); k.isPresent(); k = q.poll(Duration.ZERO)) {
+        kept.add(k.get());
+        q.done(k.get());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // what is left stays: the interrupt comes first
     }
   }
 
@@ -329,6 +382,11 @@ final class DefaultController<T> implements Controller<T> {
           }
           continue;
         }
+        if (r.aborted) {
+          keepUntilStart(key, r.queue); // a failed start: the key waits for the next one
+          doneGuarded(r.queue, key);
+          return;
+        }
         if (r.stopping && !drainOnStop) {
           doneGuarded(r.queue, key); // stopping without drain: the queued rest is dropped
           return;
@@ -420,7 +478,7 @@ final class DefaultController<T> implements Controller<T> {
     }
   }
 
-  /** {@code done}, which must not cost the worker: a queue (or its wrapper) that throws is logged. */
+  /** {@code done}, which must not cost the worker: a queue (or wrapper) that throws is logged. */
   private void doneGuarded(RateLimitingQueue<T> q, T key) {
     try {
       q.done(key);

@@ -24,7 +24,13 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -311,9 +317,64 @@ class ControllerTest {
   }
 
   @Test
+  void aStartWhoseExecutorRejects_leavesItStopped_losesNoKey_andCanBeRetried() throws Exception {
+    AtomicInteger accepted = new AtomicInteger();
+    AtomicBoolean reject = new AtomicBoolean(true);
+    ExecutorService pool = Executors.newCachedThreadPool();
+    try {
+      controller = (DefaultController<String>) builder().workers(3).executor(task -> {
+        if (reject.get() && accepted.get() == 1) {
+          throw new RejectedExecutionException("pool full");
+        }
+        accepted.incrementAndGet();
+        pool.execute(task);
+      }).build();
+      for (String k : List.of("a", "b", "c", "d")) {
+        controller.add(k);
+      }
+      assertThrows(RejectedExecutionException.class, controller::start);
+      assertFalse(controller.isRunning(), "a failed start leaves the controller stopped");
+
+      reject.set(false);
+      long t0 = System.nanoTime();
+      controller.start(); // a retry works
+      Set<String> seen = new java.util.HashSet<>();
+      while (seen.size() < 4) {
+        seen.add(nextCall().key());
+      }
+      assertEquals(Set.of("a", "b", "c", "d"), seen,
+          "no key queued before the failed start is lost");
+      awaitIdle();
+      assertTrue(controller.stop(Duration.ofSeconds(5)).completed());
+      assertTrue(System.nanoTime() - t0 < SECONDS.toNanos(10),
+          "the stop waits for no phantom worker");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aStartWhoseThreadFactoryThrows_startsNoWorker_andCanBeRetried() throws Exception {
+    AtomicInteger made = new AtomicInteger();
+    AtomicBoolean fail = new AtomicBoolean(true);
+    controller = (DefaultController<String>) builder().workers(2).threadFactory(task -> {
+      if (fail.get() && made.incrementAndGet() == 2) {
+        throw new IllegalStateException("no more threads");
+      }
+      return new Thread(task, "workqueue-worker-test-retry");
+    }).build();
+    controller.add("k");
+    assertThrows(IllegalStateException.class, controller::start);
+    assertFalse(controller.isRunning());
+    fail.set(false);
+    controller.start();
+    assertEquals("k", nextCall().key());
+  }
+
+  @Test
   void aReconcileCutOffByItsTimeout_failsWithATimeout_causedByTheInterrupt() throws Exception {
-    java.util.concurrent.atomic.AtomicReference<Throwable> dropped =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Throwable> dropped =
+        new AtomicReference<>();
     behaviour.put("slow", k -> {
       try {
         new CountDownLatch(1).await();

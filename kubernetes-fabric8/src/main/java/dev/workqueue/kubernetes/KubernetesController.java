@@ -415,10 +415,23 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     return election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
   }
 
-  /** {@link #stop} with 30 s for running reconciles. */
+  /**
+   * {@link #stop} with 30 s for running reconciles, for try-with-resources: it throws no
+   * checked exception; an interrupt of the calling thread does not cut the stop short and stays
+   * set for the caller.
+   */
   @Override
-  public void close() throws InterruptedException {
-    stop(Duration.ofSeconds(30));
+  public void close() {
+    boolean interrupted = Thread.interrupted();
+    try {
+      stop(Duration.ofSeconds(30));
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private void closeInformers() {

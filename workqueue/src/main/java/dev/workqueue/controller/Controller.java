@@ -131,7 +131,11 @@ public interface Controller<T> extends AutoCloseable {
    */
   ControllerStatus status();
 
-  /** {@code stop} with the builder's stop timeout (default 30 s). */
+  /**
+   * {@code stop} with the builder's stop timeout (default 30 s), for try-with-resources: it
+   * throws no checked exception. An interrupt of the calling thread does not cut the stop short;
+   * it stays set for the caller.
+   */
   @Override
-  void close() throws InterruptedException;
+  void close();
 }

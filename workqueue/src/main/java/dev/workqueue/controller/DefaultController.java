@@ -333,8 +333,17 @@ final class DefaultController<T> implements Controller<T> {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    stop(stopTimeout);
+  public void close() {
+    boolean interrupted = Thread.interrupted(); // stop first; the caller gets it back
+    try {
+      stop(stopTimeout);
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Whether a queue's {@code get} that threw was logged; once per controller. */

@@ -354,6 +354,17 @@ class ControllerTest {
   }
 
   @Test
+  void close_throwsNoCheckedException_stopsEvenWhenInterrupted_andKeepsTheInterrupt() {
+    controller = (DefaultController<String>) builder().build();
+    controller.start();
+    try (Controller<String> c = controller) { // no catch needed: close throws nothing checked
+      Thread.currentThread().interrupt();
+    }
+    assertTrue(Thread.interrupted(), "the interrupt is kept for the caller (and cleared here)");
+    assertFalse(controller.isRunning());
+  }
+
+  @Test
   void aStartWhoseThreadFactoryThrows_startsNoWorker_andCanBeRetried() throws Exception {
     AtomicInteger made = new AtomicInteger();
     AtomicBoolean fail = new AtomicBoolean(true);

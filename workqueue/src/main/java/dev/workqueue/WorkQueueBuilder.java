@@ -43,19 +43,15 @@ public final class WorkQueueBuilder<T> {
 
   /**
    * The queue's name, under which its metrics are recorded. Default: none, and an unnamed
-   * queue records no metrics.
+   * queue records no metrics. The empty name means none, as in client-go.
    *
-   * @param name the queue's name, the {@code name} label of its metrics; not empty
+   * @param name the queue's name, the {@code name} label of its metrics; empty for none
    * @return this builder
    * @throws NullPointerException if {@code name} is null
-   * @throws IllegalArgumentException if {@code name} is empty
    */
   public WorkQueueBuilder<T> name(String name) {
     Checks.nonNull(name, "name");
-    if (name.isEmpty()) {
-      throw new IllegalArgumentException("name must not be empty");
-    }
-    this.name = name;
+    this.name = name.isEmpty() ? null : name;
     return this;
   }
 

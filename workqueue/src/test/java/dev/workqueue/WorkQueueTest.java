@@ -16,9 +16,18 @@ class WorkQueueTest {
   @Test
   void builder_rejectsBadArgumentsAtOnce() {
     WorkQueueBuilder<String> b = WorkQueue.builder();
-    assertEquals("name must not be empty", assertThrows(IllegalArgumentException.class, () -> b.name("")).getMessage());
     assertThrows(IllegalArgumentException.class, () -> b.metricsUpdatePeriod(Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> b.metricsUpdatePeriod(Duration.ofSeconds(-1)));
     new com.google.common.testing.NullPointerTester().testAllPublicInstanceMethods(b);
+  }
+
+  @Test
+  void anEmptyName_isNoName_asInClientGo_andRecordsNoMetrics() {
+    dev.workqueue.testing.RecordingMetricsProvider metrics =
+        new dev.workqueue.testing.RecordingMetricsProvider();
+    WorkQueue<String> q = WorkQueue.<String>builder().name("").metricsProvider(metrics).build();
+    q.add("x");
+    assertEquals(java.util.Set.of(), metrics.queues(), "an unnamed queue records nothing");
+    q.shutDown();
   }
 }

@@ -77,8 +77,8 @@ public final class ControllerBuilder<T> {
   }
 
   /**
-   * Where worker threads come from, e.g. {@code Thread.ofVirtual().factory()} on Java 21+.
-   * Default: daemon platform threads named {@code workqueue-worker-<name>-<n>}.
+   * Where worker threads come from. Default: daemon platform threads named {@code
+   * workqueue-worker-<name>-<n>}; {@link #virtualThreads} gives virtual ones of the same names.
    *
    * @param factory makes one thread per worker at every start; not with {@link #executor}
    * @return this builder
@@ -87,6 +87,32 @@ public final class ControllerBuilder<T> {
   public ControllerBuilder<T> threadFactory(ThreadFactory factory) {
     this.threadFactory = Checks.nonNull(factory, "factory");
     return this;
+  }
+
+  /**
+   * Workers on virtual threads (Java 21 or later), named {@code workqueue-worker-<name>-<n>} as
+   * the default platform threads are (a plain {@code Thread.ofVirtual().factory()} names none).
+   * The toolkit is built for Java 17, so this looks the virtual-thread API up at run time.
+   *
+   * @return this builder
+   * @throws UnsupportedOperationException on a Java without virtual threads (17 to 20)
+   */
+  public ControllerBuilder<T> virtualThreads() {
+    ThreadFactory factory;
+    try {
+      Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+      builder = Class.forName("java.lang.Thread$Builder$OfVirtual")
+          .getMethod("name", String.class, long.class)
+          .invoke(builder, "workqueue-worker-" + name + "-", 1L);
+      factory = (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory")
+          .invoke(builder);
+    } catch (NoSuchMethodException | ClassNotFoundException e) {
+      throw new UnsupportedOperationException("virtual threads need Java 21 or later; this is"
+          + " Java " + Runtime.version().feature(), e);
+    } catch (ReflectiveOperationException e) {
+      throw new UnsupportedOperationException("virtual threads are not available: " + e, e);
+    }
+    return threadFactory(factory);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.workqueue.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -46,5 +47,41 @@ class VirtualThreadsTest {
     assertTrue(reconciled.await(30, TimeUnit.SECONDS));
     assertEquals(Set.of(true), virtualFlags);
     assertTrue(controller.stop(Duration.ofSeconds(10)).completed());
+  }
+
+  @Test
+  void virtualThreads_keepTheWorkerNames() throws Exception {
+    assumeTrue(Runtime.version().feature() >= 21, "virtual threads need Java 21+");
+    Set<String> names = ConcurrentHashMap.newKeySet();
+    Set<Boolean> virtualFlags = ConcurrentHashMap.newKeySet();
+    CountDownLatch reconciled = new CountDownLatch(20);
+    Controller<Integer> controller = Controller.<Integer>builder("named")
+        .workers(2)
+        .virtualThreads()
+        .reconciler(key -> {
+          names.add(Thread.currentThread().getName());
+          virtualFlags.add((Boolean) Thread.class.getMethod("isVirtual")
+              .invoke(Thread.currentThread()));
+          reconciled.countDown();
+          return Result.success();
+        })
+        .build();
+    controller.start();
+    for (int i = 0; i < 20; i++) {
+      controller.add(i);
+    }
+    assertTrue(reconciled.await(30, TimeUnit.SECONDS));
+    assertEquals(Set.of(true), virtualFlags);
+    assertTrue(names.stream().allMatch(n -> n.matches("workqueue-worker-named-[12]")), "" + names);
+    assertTrue(controller.stop(Duration.ofSeconds(10)).completed());
+  }
+
+  @Test
+  void virtualThreads_onJava17_areRefusedWithAClearError() {
+    assumeTrue(Runtime.version().feature() < 21, "only before Java 21");
+    UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+        () -> Controller.<Integer>builder("x").virtualThreads());
+    assertTrue(e.getMessage().startsWith("virtual threads need Java 21 or later"),
+        e.getMessage());
   }
 }

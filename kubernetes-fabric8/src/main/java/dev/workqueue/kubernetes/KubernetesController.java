@@ -4,6 +4,7 @@ import dev.workqueue.clock.Cancellable;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.ControllerBuilder;
+import dev.workqueue.controller.ReconcileContext;
 import dev.workqueue.controller.StopResult;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Gauge;
@@ -107,8 +108,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       b.options.accept(cb);
     }
     ObjectReconciler<R> reconciler = b.reconciler;
-    this.core = cb.reconciler(key -> reconciler.reconcile(new Request<>(key, cache.get(key))))
-        .build();
+    this.core = cb.reconciler((ObjectKey key, ReconcileContext context) ->
+        reconciler.reconcile(new Request<>(key, cache.get(key), context))).build();
   }
 
   /**

@@ -45,6 +45,7 @@ class KubernetesControllerTest {
           .create();
     }
     Set<String> seenWithoutObject = ConcurrentHashMap.newKeySet();
+    Set<String> contexts = ConcurrentHashMap.newKeySet();
     ObjectReconciler<ConfigMap> copies = SecretCopies.reconciler("only", client, checker);
     controller = KubernetesController.builder(client, ConfigMap.class)
         .inNamespace(NS)
@@ -53,6 +54,7 @@ class KubernetesControllerTest {
           if (request.object().isEmpty()) {
             seenWithoutObject.add(request.key().name());
           }
+          contexts.add(request.context().controller() + " attempt " + request.context().attempt());
           return copies.reconcile(request);
         })
         .controller(c -> c.workers(2))
@@ -69,6 +71,8 @@ class KubernetesControllerTest {
     await().atMost(Duration.ofSeconds(30))
         .until(() -> SecretCopies.unconverged(client).isEmpty());
     assertEquals(Set.of(), seenWithoutObject, "workers start after the cache has every object");
+    assertTrue(contexts.contains("configmap attempt 1")
+        && contexts.stream().allMatch(c -> c.startsWith("configmap attempt ")), "" + contexts);
 
     // A change of the reconciled object.
     client.configMaps().inNamespace(NS).withName("cm-1")

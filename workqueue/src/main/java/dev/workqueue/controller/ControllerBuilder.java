@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  */
 public final class ControllerBuilder<T> {
   final String name;
-  Reconciler<T> reconciler;
+  ContextualReconciler<T> reconciler;
   int workers = 1;
   ThreadFactory threadFactory;
   Executor executor;
@@ -56,6 +56,20 @@ public final class ControllerBuilder<T> {
    * @throws NullPointerException if {@code reconciler} is null
    */
   public ControllerBuilder<T> reconciler(Reconciler<T> reconciler) {
+    Checks.nonNull(reconciler, "reconciler");
+    this.reconciler = (key, context) -> reconciler.reconcile(key);
+    return this;
+  }
+
+  /**
+   * The reconciler, given each key with its {@link ReconcileContext} (attempt, last attempt,
+   * priority). Required, or {@link #reconciler(Reconciler)}.
+   *
+   * @param reconciler called by the workers with each key, never for one key by two at once
+   * @return this builder
+   * @throws NullPointerException if {@code reconciler} is null
+   */
+  public ControllerBuilder<T> reconciler(ContextualReconciler<T> reconciler) {
     this.reconciler = Checks.nonNull(reconciler, "reconciler");
     return this;
   }

@@ -18,6 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The reconcile loop. Each start creates a {@link ControllerRun}: the queue of that run, its
@@ -34,7 +35,10 @@ final class DefaultController<T> implements Controller<T> {
   private static final Logger log = LoggerFactory.getLogger(Controller.class);
 
   private final String name;
-  private final Reconciler<T> reconciler;
+  private final ContextualReconciler<T> reconciler;
+  private final java.util.concurrent.atomic.AtomicLong reconcileIds =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final int maxRetries;
   private final int workers;
   private final ThreadFactory threadFactory;
   private final Executor executor;
@@ -67,6 +71,7 @@ final class DefaultController<T> implements Controller<T> {
   DefaultController(ControllerBuilder<T> b) {
     this.name = b.name;
     this.reconciler = b.reconciler;
+    this.maxRetries = b.maxRetries;
     this.workers = b.workers;
     this.executor = b.executor;
     this.threadFactory = b.resolvedThreadFactory();
@@ -420,6 +425,33 @@ final class DefaultController<T> implements Controller<T> {
 
   /** One reconcile and its outcome; {@code done} always. */
   private void reconcileOnce(RateLimitingQueue<T> q, T key, int priority) {
+    int requeues;
+    try {
+      requeues = q.numRequeues(key);
+    } catch (RuntimeException e) { // a custom limiter: the reconcile runs all the same
+      requeues = 0;
+    }
+    Context context = new Context(name, reconcileIds.incrementAndGet(), requeues + 1,
+        maxRetries >= 0 && requeues >= maxRetries, priority);
+    MDC.put(ReconcileContext.MDC_CONTROLLER, name);
+    MDC.put(ReconcileContext.MDC_KEY, String.valueOf(key));
+    MDC.put(ReconcileContext.MDC_RECONCILE_ID, Long.toString(context.reconcileId()));
+    MDC.put(ReconcileContext.MDC_ATTEMPT, Integer.toString(context.attempt()));
+    try {
+      reconcileOnce(q, key, priority, context); // the outcome's log lines carry the MDC too
+    } finally {
+      MDC.remove(ReconcileContext.MDC_CONTROLLER);
+      MDC.remove(ReconcileContext.MDC_KEY);
+      MDC.remove(ReconcileContext.MDC_RECONCILE_ID);
+      MDC.remove(ReconcileContext.MDC_ATTEMPT);
+    }
+  }
+
+  /** A reconcile's context. */
+  private record Context(String controller, long reconcileId, int attempt, boolean lastAttempt,
+      int priority) implements ReconcileContext {}
+
+  private void reconcileOnce(RateLimitingQueue<T> q, T key, int priority, Context context) {
     long start = clock.nanoTime();
     ReconcileWatchdog watchdog =
         reconcileTimeoutNanos > 0 ? new ReconcileWatchdog(Thread.currentThread()) : null;
@@ -429,7 +461,7 @@ final class DefaultController<T> implements Controller<T> {
     Throwable failure = null;
     VirtualMachineError fatal = null;
     try {
-      result = reconciler.reconcile(key);
+      result = reconciler.reconcile(key, context);
     } catch (StackOverflowError e) {
       failure = e; // the stack is unwound by now: safe to go on
     } catch (VirtualMachineError e) {

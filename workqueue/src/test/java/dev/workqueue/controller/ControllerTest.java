@@ -354,6 +354,33 @@ class ControllerTest {
   }
 
   @Test
+  void aContextualReconciler_seesItsAttempt_andTheLastOne() throws Exception {
+    List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger calls = new AtomicInteger();
+    controller = (DefaultController<String>) Controller.<String>builder("ctx").clock(clock)
+        .maxRetries(2, (key, attempts, cause) -> seen.add("dropped after " + attempts))
+        .reconciler((key, context) -> {
+          seen.add(context.controller() + " " + key + " attempt " + context.attempt()
+              + (context.lastAttempt() ? " last" : "") + " priority " + context.priority()
+              + (context.reconcileId() > 0 ? "" : " no id"));
+          calls.incrementAndGet();
+          throw new IllegalStateException("fails");
+        })
+        .build();
+    controller.start();
+    controller.add("k");
+    await().atMost(10, SECONDS).until(() -> calls.get() == 1);
+    awaitIdle();
+    clock.stepMillis(5);
+    await().atMost(10, SECONDS).until(() -> calls.get() == 2);
+    awaitIdle();
+    clock.stepMillis(10);
+    await().atMost(10, SECONDS).until(() -> seen.size() == 4);
+    assertEquals(List.of("ctx k attempt 1 priority 0", "ctx k attempt 2 priority 0",
+        "ctx k attempt 3 last priority 0", "dropped after 2"), seen);
+  }
+
+  @Test
   void close_throwsNoCheckedException_stopsEvenWhenInterrupted_andKeepsTheInterrupt() {
     controller = (DefaultController<String>) builder().build();
     controller.start();
@@ -619,8 +646,10 @@ class ControllerTest {
     assertThrows(IllegalArgumentException.class, () -> b.maxRetries(-1, (k, a, t) -> {}));
     assertThrows(IllegalArgumentException.class, () -> Controller.builder(""));
     assertThrows(IllegalStateException.class, b::build, "no reconciler");
-    assertEquals("reconciler must not be null",
-        assertThrows(NullPointerException.class, () -> b.reconciler(null)).getMessage());
+    assertEquals("reconciler must not be null", assertThrows(NullPointerException.class,
+        () -> b.reconciler((Reconciler<String>) null)).getMessage());
+    assertEquals("reconciler must not be null", assertThrows(NullPointerException.class,
+        () -> b.reconciler((ContextualReconciler<String>) null)).getMessage());
     assertThrows(IllegalArgumentException.class, () -> Result.requeueAfter(Duration.ofSeconds(-1)));
   }
 

@@ -91,7 +91,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.client = b.client;
     this.name = b.name;
     this.namespace = b.namespace;
-    this.sources = List.copyOf(b.sources);
+    this.sources = List.copyOf(b.allSources());
     this.given = Map.copyOf(b.informers);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;

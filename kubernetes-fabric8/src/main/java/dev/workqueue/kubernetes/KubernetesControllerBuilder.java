@@ -250,14 +250,17 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
             + ", which the controller neither reconciles, owns nor watches");
       }
     }
+    return new KubernetesController<>(this);
+  }
+
+  /** The reconciled type's source, with the event filter, then the owned and watched ones. */
+  List<KubernetesController.Source<?>> allSources() {
     EventFilter<? super R> f = filter;
-    sources.add(0, new KubernetesController.Source<>(type, sink -> f == null
+    List<KubernetesController.Source<?>> all = new ArrayList<>();
+    all.add(new KubernetesController.Source<>(type, sink -> f == null
         ? EnqueueHandler.<R>forObject(sink)
         : EnqueueHandler.<R>forObject(sink).withFilter(f)));
-    try {
-      return new KubernetesController<>(this);
-    } finally {
-      sources.remove(0);
-    }
+    all.addAll(sources);
+    return all;
   }
 }

@@ -49,8 +49,9 @@ final class DefaultController<T> implements Controller<T> {
   private final Duration stopTimeout;
 
   private final ReconcileOutcomes<T> outcomes;
-  private volatile long lastReconcileEnd;
-  private volatile boolean reconciled;
+  /** No reconcile has ended yet: a reading no clock gives in practice. */
+  private static final long NEVER = Long.MIN_VALUE;
+  private volatile long lastReconcileEnd = NEVER;
 
   private final ReentrantLock lifecycle = new ReentrantLock();
   /** Keys added while stopped, queued at the next start; guarded by keptLock. */
@@ -330,9 +331,9 @@ final class DefaultController<T> implements Controller<T> {
     RateLimitingQueue<T> q = queue;
     int queued = q.isShuttingDown() ? 0 : q.size();
     int waiting = q.isShuttingDown() ? 0 : q.waitingCount();
-    java.util.Optional<Duration> since = reconciled
-        ? java.util.Optional.of(Duration.ofNanos(Math.max(0, clock.nanoTime() - lastReconcileEnd)))
-        : java.util.Optional.empty();
+    long ended = lastReconcileEnd;
+    java.util.Optional<Duration> since = ended == NEVER ? java.util.Optional.empty()
+        : java.util.Optional.of(Duration.ofNanos(Math.max(0, clock.nanoTime() - ended)));
     return new ControllerStatus(r != null, workers, r == null ? 0 : r.live(),
         outcomes.busyWorkers(), queued, waiting, since);
   }
@@ -490,13 +491,14 @@ final class DefaultController<T> implements Controller<T> {
         }
       }
     }
+    long end = NEVER;
     try {
       if (failure instanceof Error) {
         outcomes.panicked();
       }
       outcomes.apply(q, key, priority, result, failure);
-      double seconds = TimeMath.toSeconds(clock.nanoTime() - start);
-      outcomes.took(seconds);
+      end = clock.nanoTime();
+      outcomes.took(TimeMath.toSeconds(end - start));
     } catch (RuntimeException | Error e) {
       // The caller's code around the reconcile (a dropped-key handler, a rate limiter, a
       // metrics provider) threw: the key is still done below and the worker goes on.
@@ -508,8 +510,7 @@ final class DefaultController<T> implements Controller<T> {
       }
     } finally {
       doneGuarded(q, key);
-      lastReconcileEnd = clock.nanoTime();
-      reconciled = true;
+      lastReconcileEnd = end != NEVER ? end : clock.nanoTime(); // one reading when all went well
     }
     if (fatal != null) {
       // The key is done and requeued; this worker ends, as the JVM may be broken.

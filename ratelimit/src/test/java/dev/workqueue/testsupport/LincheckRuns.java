@@ -31,7 +31,8 @@ public final class LincheckRuns {
         .iterations(iterations * StressScale.factor())
         .invocationsPerIteration(invocationsPerIteration)
         .sequentialSpecification(spec)
-        .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger")
+        .addGuarantee(forClasses("org.slf4j.Logger", "org.slf4j.simple.SimpleLogger",
+            "ch.qos.logback.classic.Logger")
             .allMethods().ignore());
   }
 

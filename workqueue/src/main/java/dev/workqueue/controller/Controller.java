@@ -33,7 +33,10 @@ import java.time.Duration;
 public interface Controller<T> extends AutoCloseable {
 
   /**
-   * A builder for a controller named {@code name} (its metrics label and thread names).
+   * A builder for a controller named {@code name}: its metrics label, its thread names, its
+   * logger ({@code dev.workqueue.controller.Controller.<name>}, so its level can be set alone)
+   * and the {@code controller} key of its MDC. Two controllers of one name cannot run at once
+   * on one metrics provider: the second {@link #start} is refused, as their series would mix.
    *
    * @param <T> the key type
    * @param name the controller's name; also the name of its default queue; not empty
@@ -55,7 +58,8 @@ public interface Controller<T> extends AutoCloseable {
   /**
    * Starts the workers.
    *
-   * @throws IllegalStateException if already running
+   * @throws IllegalStateException if already running, or if another controller of this name
+   *     is running on the same metrics provider (controller or queue metrics)
    */
   void start();
 
@@ -88,14 +92,16 @@ public interface Controller<T> extends AutoCloseable {
   /**
    * Enqueues {@code key} with a priority, a delay or a rate limit: on a controller whose queue
    * is a {@link dev.workqueue.PriorityWorkQueue} ({@link ControllerBuilder#priorityQueue}),
-   * that queue's {@code add(key, options)}. On any other queue the priority is ignored:
-   * {@code rateLimited} means {@code addRateLimited} (the limiter's delay alone), otherwise
-   * {@code addAfter(after)}, or {@code add} when {@code after} is zero. While stopped, kept for
-   * the next start (which queues it at once).
+   * that queue's {@code add(key, options)}. On any other queue a priority other than 0 is
+   * refused; {@code rateLimited} means {@code addRateLimited} (the limiter's delay alone),
+   * otherwise {@code addAfter(after)}, or {@code add} when {@code after} is zero. While stopped,
+   * kept for the next start (which queues it at once).
    *
    * @param key the key to reconcile
    * @param options its priority, delay and whether to ask the rate limiter
    * @throws NullPointerException if {@code key} or {@code options} is null
+   * @throws IllegalArgumentException if {@code options} has a priority other than 0 and the
+   *     queue is not a {@link dev.workqueue.PriorityWorkQueue}; nothing is added
    */
   void add(T key, dev.workqueue.PriorityWorkQueue.AddOptions options);
 
@@ -121,6 +127,20 @@ public interface Controller<T> extends AutoCloseable {
    * @throws IllegalArgumentException if {@code timeout} is negative
    */
   StopResult<T> stop(Duration timeout) throws InterruptedException;
+
+  /**
+   * Waits until the workers of the current run have exited: after a {@link #stop} (made by any
+   * thread), or after every worker died of a fatal {@code Error} (each is logged). For a main
+   * thread with nothing else to do, as the workers are daemon threads. Returns at once if the
+   * controller is not running.
+   *
+   * @param timeout how long to wait, on the controller's clock; not negative
+   * @return true if no worker of the run is left; false if the timeout passed first
+   * @throws InterruptedException if the caller is interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  boolean awaitTermination(Duration timeout) throws InterruptedException;
 
   /**
    * A snapshot for health checks: running or not, live and busy workers, queued and waiting

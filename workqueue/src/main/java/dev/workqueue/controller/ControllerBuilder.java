@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +40,9 @@ public final class ControllerBuilder<T> {
   boolean drainOnStop;
   boolean priorityQueue;
   Duration stopTimeout = Duration.ofSeconds(30);
+  boolean deferEventsDuringBackoff;
+  long maxReconcileIntervalNanos; // 0 = none
+  Predicate<? super T> keepReconciling = key -> true;
 
   ControllerBuilder(String name) {
     Checks.nonNull(name, "name");
@@ -236,11 +240,7 @@ public final class ControllerBuilder<T> {
    * @throws IllegalArgumentException if {@code timeout} is not positive
    */
   public ControllerBuilder<T> reconcileTimeout(Duration timeout) {
-    Checks.nonNull(timeout, "timeout");
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-    }
-    this.reconcileTimeoutNanos = TimeMath.delayNanos(timeout);
+    this.reconcileTimeoutNanos = TimeMath.delayNanos(Checks.positive(timeout, "timeout"));
     return this;
   }
 
@@ -262,6 +262,64 @@ public final class ControllerBuilder<T> {
     }
     this.droppedKeyHandler = Checks.nonNull(handler, "handler");
     this.maxRetries = maxRetries;
+    return this;
+  }
+
+  /**
+   * Whether a key's back-off holds against adds of it while it is failing. By default (and in
+   * client-go) an {@link Controller#add add} reconciles the key at once, back-off or not, so a
+   * reconcile that fails after writing the object (its own status update comes back as a watch
+   * event) runs again straight away, as fast as the API server answers. With this on, an add
+   * of a key whose last reconcile asked for back-off (it threw, or returned
+   * {@link Result#requeue()}) waits for that retry, which reconciles the latest state anyway; an
+   * add during such a reconcile does too. Adds of a key that succeeded, was dropped past its
+   * retries, or asked for {@link Result#requeueAfter} still reconcile it at once; so does any
+   * add after a restart. Applies to {@link Controller#add(Object)} and to
+   * {@link Controller#add(Object, dev.workqueue.PriorityWorkQueue.AddOptions)} without a delay
+   * or rate limit; {@code addAfter} is never held. Default false.
+   *
+   * @param defer true to keep a failing key's back-off against adds
+   * @return this builder
+   */
+  public ControllerBuilder<T> deferEventsDuringBackoff(boolean defer) {
+    this.deferEventsDuringBackoff = defer;
+    return this;
+  }
+
+  /**
+   * Reconciles every key at least once per {@code interval} (JOSDK's
+   * {@code maxReconciliationInterval}): after each reconcile the key is also added after
+   * {@code interval}, whatever the outcome, a key dropped past its {@link #maxRetries} included.
+   * A sooner requeue (a back-off, a shorter {@link Result#requeueAfter}, an add) comes first,
+   * and the key's next reconcile schedules the next interval; a longer requeue-after is cut to
+   * {@code interval}. These adds count as retries in {@code workqueue_retries_total}, as every
+   * {@code addAfter} does in client-go. For keys that can go away (deleted objects) use
+   * {@link #maxReconcileInterval(Duration, Predicate)}. Default: none.
+   *
+   * @param interval the longest time between two reconciles of a key; positive
+   * @return this builder
+   * @throws NullPointerException if {@code interval} is null
+   * @throws IllegalArgumentException if {@code interval} is not positive
+   */
+  public ControllerBuilder<T> maxReconcileInterval(Duration interval) {
+    return maxReconcileInterval(interval, key -> true);
+  }
+
+  /**
+   * {@link #maxReconcileInterval(Duration)} for the keys {@code keep} accepts, asked after each
+   * reconcile: a key it refuses (say, its object is gone from the cache) is not scheduled
+   * again. If {@code keep} throws, the key is scheduled and the exception logged.
+   *
+   * @param interval the longest time between two reconciles of a key; positive
+   * @param keep whether a key just reconciled is still to be reconciled every interval
+   * @return this builder
+   * @throws NullPointerException if {@code interval} or {@code keep} is null
+   * @throws IllegalArgumentException if {@code interval} is not positive
+   */
+  public ControllerBuilder<T> maxReconcileInterval(Duration interval,
+      Predicate<? super T> keep) {
+    this.maxReconcileIntervalNanos = TimeMath.delayNanos(Checks.positive(interval, "interval"));
+    this.keepReconciling = Checks.nonNull(keep, "keep");
     return this;
   }
 

@@ -21,10 +21,60 @@ final class ControllerRun<T> {
 
   private final Clock clock;
 
-  ControllerRun(RateLimitingQueue<T> queue, int workers, Clock clock) {
+  /**
+   * With {@code deferEventsDuringBackoff}: the keys whose adds are held, because a reconcile of
+   * theirs is running or asked for back-off; null when the option is off. Per run: a restart
+   * drops the old queue's waiting retries, so it must drop the holds too.
+   */
+  private final ConcurrentHashMap<T, Hold> holds;
+
+  private enum Hold { IN_FLIGHT, IN_FLIGHT_ADDED, BACKING_OFF }
+
+  ControllerRun(RateLimitingQueue<T> queue, int workers, Clock clock, boolean holdAdds) {
     this.queue = queue;
     this.live = workers;
     this.clock = clock;
+    this.holds = holdAdds ? new ConcurrentHashMap<>() : null;
+  }
+
+  /** A worker is about to reconcile {@code key}: adds of it are held until it settles. */
+  void reconciling(T key) {
+    if (holds != null) {
+      holds.put(key, Hold.IN_FLIGHT);
+    }
+  }
+
+  /**
+   * Whether an add of {@code key} is held: true if its reconcile is running (the add is
+   * remembered, and made or covered when the reconcile {@link #settled settles}) or its back-off
+   * retry is waiting (which covers the add).
+   */
+  boolean holdAdd(T key) {
+    if (holds == null) {
+      return false;
+    }
+    boolean[] held = {false};
+    holds.computeIfPresent(key, (k, h) -> {
+      held[0] = true;
+      return h == Hold.BACKING_OFF ? h : Hold.IN_FLIGHT_ADDED;
+    });
+    return held[0];
+  }
+
+  /**
+   * The reconcile of {@code key} has its outcome: with back-off the key stays held (its retry
+   * covers any add made meanwhile); otherwise it is released, and the result says whether an
+   * add was held during the reconcile and must be made now.
+   */
+  boolean settled(T key, boolean backingOff) {
+    if (holds == null) {
+      return false;
+    }
+    if (backingOff) {
+      holds.put(key, Hold.BACKING_OFF);
+      return false;
+    }
+    return holds.remove(key) == Hold.IN_FLIGHT_ADDED;
   }
 
   /** Workers of this run that have not exited yet. */

@@ -32,7 +32,14 @@ import org.slf4j.MDC;
  * keeps its place in line instead of falling back to priority 0.
  */
 final class DefaultController<T> implements Controller<T> {
-  private static final Logger log = LoggerFactory.getLogger(Controller.class);
+  /**
+   * The names of running controllers, per metrics provider they publish to (identity): two
+   * running controllers of one name on one provider would share metric series.
+   */
+  private static final java.util.Map<Object, java.util.Set<String>> RUNNING_NAMES =
+      new java.util.IdentityHashMap<>();
+
+  private final Logger log;
 
   private final String name;
   private final ContextualReconciler<T> reconciler;
@@ -47,6 +54,13 @@ final class DefaultController<T> implements Controller<T> {
   private final long reconcileTimeoutNanos;
   private final boolean drainOnStop;
   private final Duration stopTimeout;
+  private final boolean deferEvents;
+  private final long maxReconcileIntervalNanos;
+  private final java.util.function.Predicate<? super T> keepReconciling;
+  /** The non-no-op metrics providers this controller publishes to, where its name is claimed. */
+  private final List<Object> metricsProviders = new ArrayList<>();
+  /** Whether this controller's name is claimed in {@link #RUNNING_NAMES}. Lifecycle lock. */
+  private boolean nameClaimed;
 
   private final ReconcileOutcomes<T> outcomes;
   /** No reconcile has ended yet: a reading no clock gives in practice. */
@@ -67,7 +81,7 @@ final class DefaultController<T> implements Controller<T> {
    * the next {@code stop} waits for them and {@code start} refuses until they are gone.
    * Guarded by lifecycle.
    */
-  private ControllerRun<T> stoppedFromInside;
+  private volatile ControllerRun<T> stoppedFromInside; // read without the lock by awaitTermination
 
   DefaultController(ControllerBuilder<T> b) {
     this.name = b.name;
@@ -81,7 +95,18 @@ final class DefaultController<T> implements Controller<T> {
     this.reconcileTimeoutNanos = b.reconcileTimeoutNanos;
     this.drainOnStop = b.drainOnStop;
     this.stopTimeout = b.stopTimeout;
-    this.outcomes = new ReconcileOutcomes<>(name, b.metrics, workers, b.maxRetries,
+    this.deferEvents = b.deferEventsDuringBackoff;
+    this.maxReconcileIntervalNanos = b.maxReconcileIntervalNanos;
+    this.keepReconciling = b.keepReconciling;
+    this.log = LoggerFactory.getLogger(Controller.class.getName() + "." + name);
+    if (b.metrics != dev.workqueue.metrics.ControllerMetricsProvider.noop()) {
+      metricsProviders.add(b.metrics);
+    }
+    if (b.queueFactory == null && b.queueMetrics != dev.workqueue.metrics.MetricsProvider.noop()
+        && b.queueMetrics != b.metrics) {
+      metricsProviders.add(b.queueMetrics);
+    }
+    this.outcomes = new ReconcileOutcomes<>(name, log, b.metrics, workers, b.maxRetries,
         b.droppedKeyHandler);
     this.queue = queueFactory.get();
   }
@@ -94,7 +119,15 @@ final class DefaultController<T> implements Controller<T> {
   @Override
   public void add(T key) {
     Checks.nonNull(key, "key");
-    enqueue(key, q -> q.add(key));
+    if (!held(key)) {
+      enqueue(key, q -> q.add(key));
+    }
+  }
+
+  /** Whether an add of {@code key} is held by its back-off ({@code deferEventsDuringBackoff}). */
+  private boolean held(T key) {
+    ControllerRun<T> r = run;
+    return r != null && r.holdAdd(key);
   }
 
   @Override
@@ -108,6 +141,14 @@ final class DefaultController<T> implements Controller<T> {
   public void add(T key, AddOptions options) {
     Checks.nonNull(key, "key");
     Checks.nonNull(options, "options");
+    if (options.priority() != 0 && !(queue instanceof PriorityWorkQueue)) {
+      throw new IllegalArgumentException("options: priority " + options.priority() + " needs a"
+          + " priority queue (ControllerBuilder.priorityQueue(true), or a queue(...) factory of"
+          + " PriorityWorkQueues); controller " + name + "'s queue has no priorities");
+    }
+    if (!options.rateLimited() && options.after().isZero() && held(key)) {
+      return;
+    }
     enqueue(key, q -> {
       if (q instanceof PriorityWorkQueue<T> pq) {
         pq.add(key, options);
@@ -191,11 +232,17 @@ final class DefaultController<T> implements Controller<T> {
           keptLock.unlock();
         }
       }
-      ControllerRun<T> r = new ControllerRun<>(queue, workers, clock);
+      ControllerRun<T> r = new ControllerRun<>(queue, workers, clock, deferEvents);
+      claimName();
       List<Thread> threads = new ArrayList<>();
       if (executor == null) {
-        for (int i = 0; i < workers; i++) {
-          threads.add(threadFactory.newThread(() -> workerLoop(r))); // may throw: none started
+        try {
+          for (int i = 0; i < workers; i++) {
+            threads.add(threadFactory.newThread(() -> workerLoop(r))); // may throw: none started
+          }
+        } catch (RuntimeException | Error e) {
+          releaseName();
+          throw e;
         }
       }
       run = r;
@@ -231,6 +278,7 @@ final class DefaultController<T> implements Controller<T> {
       r.exited(); // they will never run
     }
     run = null;
+    releaseName();
     keptLock.lock();
     try {
       abortedQueue = r.queue;
@@ -289,6 +337,7 @@ final class DefaultController<T> implements Controller<T> {
             + " their workers were interrupted", name, stillRunning.size(), stillRunning);
       }
       run = null;
+      releaseName();
       stoppedFromInside = null;
       return new StopResult<>(exited && drained, stillRunning);
     } finally {
@@ -314,6 +363,7 @@ final class DefaultController<T> implements Controller<T> {
         r.stopping = true;
         r.queue.shutDown(); // queued keys are still handed out: drained, or dropped
         run = null;
+        releaseName();
         stoppedFromInside = r;
         log.info("controller {}: stop called from the reconcile of {}; not waiting for the"
             + " running reconcile(s): {}", name, r.running.get(Thread.currentThread()),
@@ -323,6 +373,54 @@ final class DefaultController<T> implements Controller<T> {
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  /**
+   * Claims this controller's name on each metrics provider it publishes to, or refuses the
+   * start if another running controller holds it there. Under the lifecycle lock.
+   */
+  private void claimName() {
+    synchronized (RUNNING_NAMES) {
+      for (Object p : metricsProviders) {
+        if (RUNNING_NAMES.getOrDefault(p, java.util.Set.of()).contains(name)) {
+          throw new IllegalStateException("another controller named " + name + " is running"
+              + " on the same metrics provider; their metric series would be one: give each"
+              + " controller its own name (or its own provider)");
+        }
+      }
+      for (Object p : metricsProviders) {
+        RUNNING_NAMES.computeIfAbsent(p, k -> new java.util.HashSet<>()).add(name);
+      }
+      nameClaimed = true;
+    }
+  }
+
+  /** Gives the name back at the end of a run. Under the lifecycle lock. */
+  private void releaseName() {
+    if (!nameClaimed) {
+      return;
+    }
+    synchronized (RUNNING_NAMES) {
+      for (Object p : metricsProviders) {
+        java.util.Set<String> names = RUNNING_NAMES.get(p);
+        names.remove(name);
+        if (names.isEmpty()) {
+          RUNNING_NAMES.remove(p);
+        }
+      }
+      nameClaimed = false;
+    }
+  }
+
+  @Override
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    Checks.nonNegative(timeout, "timeout");
+    long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
+    ControllerRun<T> r = run;
+    if (r == null) {
+      r = stoppedFromInside; // its workers may still be finishing
+    }
+    return r == null || r.awaitExit(deadline);
   }
 
   @Override
@@ -409,7 +507,7 @@ final class DefaultController<T> implements Controller<T> {
         r.running.put(self, key);
         outcomes.updateActiveWorkers(1);
         try {
-          reconcileOnce(r.queue, key, priority);
+          reconcileOnce(r, key, priority);
         } finally {
           outcomes.updateActiveWorkers(-1);
           r.running.remove(self);
@@ -425,7 +523,9 @@ final class DefaultController<T> implements Controller<T> {
   }
 
   /** One reconcile and its outcome; {@code done} always. */
-  private void reconcileOnce(RateLimitingQueue<T> q, T key, int priority) {
+  private void reconcileOnce(ControllerRun<T> r, T key, int priority) {
+    RateLimitingQueue<T> q = r.queue;
+    r.reconciling(key);
     int requeues;
     try {
       requeues = q.numRequeues(key);
@@ -439,7 +539,7 @@ final class DefaultController<T> implements Controller<T> {
     MDC.put(ReconcileContext.MDC_RECONCILE_ID, Long.toString(context.reconcileId()));
     MDC.put(ReconcileContext.MDC_ATTEMPT, Integer.toString(context.attempt()));
     try {
-      reconcileOnce(q, key, priority, context); // the outcome's log lines carry the MDC too
+      reconcileOnce(r, key, priority, context); // the outcome's log lines carry the MDC too
     } finally {
       MDC.remove(ReconcileContext.MDC_CONTROLLER);
       MDC.remove(ReconcileContext.MDC_KEY);
@@ -452,7 +552,8 @@ final class DefaultController<T> implements Controller<T> {
   private record Context(String controller, long reconcileId, int attempt, boolean lastAttempt,
       int priority) implements ReconcileContext {}
 
-  private void reconcileOnce(RateLimitingQueue<T> q, T key, int priority, Context context) {
+  private void reconcileOnce(ControllerRun<T> r, T key, int priority, Context context) {
+    RateLimitingQueue<T> q = r.queue;
     long start = clock.nanoTime();
     ReconcileWatchdog watchdog =
         reconcileTimeoutNanos > 0 ? new ReconcileWatchdog(Thread.currentThread()) : null;
@@ -492,11 +593,12 @@ final class DefaultController<T> implements Controller<T> {
       }
     }
     long end = NEVER;
+    boolean backingOff = false;
     try {
       if (failure instanceof Error) {
         outcomes.panicked();
       }
-      outcomes.apply(q, key, priority, result, failure);
+      backingOff = outcomes.apply(q, key, priority, result, failure);
       end = clock.nanoTime();
       outcomes.took(TimeMath.toSeconds(end - start));
     } catch (RuntimeException | Error e) {
@@ -509,6 +611,7 @@ final class DefaultController<T> implements Controller<T> {
             + " done and the worker goes on", name, key, e);
       }
     } finally {
+      afterOutcome(r, key, priority, backingOff);
       doneGuarded(q, key);
       lastReconcileEnd = end != NEVER ? end : clock.nanoTime(); // one reading when all went well
     }
@@ -517,6 +620,41 @@ final class DefaultController<T> implements Controller<T> {
       log.error("controller {}: reconcile of {} threw {}; worker {} exits, the other workers"
           + " go on", name, key, fatal, Thread.currentThread().getName());
       throw fatal;
+    }
+  }
+
+  /**
+   * Before {@code done}: an add held during the reconcile is made now unless its back-off
+   * retry covers it (so {@code done} queues it again at once, as client-go does with an add
+   * while processing); and, with a longest reconcile interval, the key's next reconcile is
+   * scheduled. Either may call the caller's code (queue hooks, the keep filter): guarded.
+   */
+  private void afterOutcome(ControllerRun<T> r, T key, int priority, boolean backingOff) {
+    try {
+      if (r.settled(key, backingOff)) {
+        r.queue.add(key);
+      }
+      if (maxReconcileIntervalNanos > 0 && !r.stopping && keep(key)) {
+        Duration interval = Duration.ofNanos(maxReconcileIntervalNanos);
+        if (r.queue instanceof PriorityWorkQueue<T> pq) {
+          pq.add(key, AddOptions.ofPriority(priority).withAfter(interval));
+        } else {
+          r.queue.addAfter(key, interval); // a sooner retry already waiting stays
+        }
+      }
+    } catch (RuntimeException e) {
+      log.error("controller {}: requeueing {} after its reconcile threw; the worker goes on",
+          name, key, e);
+    }
+  }
+
+  private boolean keep(T key) {
+    try {
+      return keepReconciling.test(key);
+    } catch (RuntimeException e) {
+      log.error("controller {}: the maxReconcileInterval filter threw for {}; the key is"
+          + " scheduled", name, key, e);
+      return true;
     }
   }
 

@@ -9,7 +9,6 @@ import dev.workqueue.metrics.Gauge;
 import dev.workqueue.metrics.Histogram;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What a controller does with each reconcile's outcome (the table in the README: forget,
@@ -18,8 +17,7 @@ import org.slf4j.LoggerFactory;
  * provider that throws costs neither a key nor a worker: it is logged once and ignored.
  */
 final class ReconcileOutcomes<T> {
-  private static final Logger log = LoggerFactory.getLogger(Controller.class);
-
+  private final Logger log;
   private final String name;
   private final int maxRetries;
   private final DroppedKeyHandler<? super T> droppedKeyHandler;
@@ -35,9 +33,10 @@ final class ReconcileOutcomes<T> {
   private final AtomicInteger activeWorkers = new AtomicInteger();
   private volatile boolean warnedMetrics;
 
-  ReconcileOutcomes(String name, ControllerMetricsProvider m, int workers, int maxRetries,
-      DroppedKeyHandler<? super T> droppedKeyHandler) {
+  ReconcileOutcomes(String name, Logger log, ControllerMetricsProvider m, int workers,
+      int maxRetries, DroppedKeyHandler<? super T> droppedKeyHandler) {
     this.name = name;
+    this.log = log;
     this.maxRetries = maxRetries;
     this.droppedKeyHandler = droppedKeyHandler;
     this.successes = m.newReconcileTotal(name, ControllerMetricsProvider.SUCCESS);
@@ -93,13 +92,18 @@ final class ReconcileOutcomes<T> {
     }
   }
 
-  /** Applies the outcome of reconciling {@code key}: {@code result}, or the {@code failure}. */
-  void apply(RateLimitingQueue<T> q, T key, int priority, Result result, Throwable failure) {
+  /**
+   * Applies the outcome of reconciling {@code key}: {@code result}, or the {@code failure}.
+   *
+   * @return whether the key was requeued with back-off (a retried failure, or a requeue)
+   */
+  boolean apply(RateLimitingQueue<T> q, T key, int priority, Result result, Throwable failure) {
     if (failure instanceof TerminalException) {
       count(errors);
       count(errorsTotal);
       count(terminalErrors);
       log.error("controller {}: terminal error reconciling {}; not retried", name, key, failure);
+      return false;
     } else if (failure != null) {
       count(errors);
       count(errorsTotal);
@@ -108,14 +112,16 @@ final class ReconcileOutcomes<T> {
         q.forget(key);
         log.error("controller {}: dropping {} after {} retries", name, key, requeued, failure);
         droppedKeyHandler.dropped(key, requeued, failure);
-      } else {
-        log.error("controller {}: reconcile of {} failed; retrying with back-off", name, key,
-            failure);
-        requeueRateLimited(q, key, priority);
+        return false;
       }
+      log.error("controller {}: reconcile of {} failed; retrying with back-off", name, key,
+          failure);
+      requeueRateLimited(q, key, priority);
+      return true;
     } else if (result == null || result.isSuccess()) {
       count(successes);
       q.forget(key);
+      return false;
     } else if (result.requeueAfterDelay() != null) {
       count(requeuesAfter);
       q.forget(key);
@@ -125,10 +131,11 @@ final class ReconcileOutcomes<T> {
       } else {
         q.addAfter(key, result.requeueAfterDelay());
       }
-    } else {
-      count(requeues);
-      requeueRateLimited(q, key, result.priority().orElse(priority));
+      return false;
     }
+    count(requeues);
+    requeueRateLimited(q, key, result.priority().orElse(priority));
+    return true;
   }
 
   /** {@code addRateLimited}, at {@code priority} on a priority queue. */

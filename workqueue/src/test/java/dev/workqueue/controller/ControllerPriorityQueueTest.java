@@ -77,7 +77,11 @@ class ControllerPriorityQueueTest {
   /** Holds the single worker in a reconcile of "block" until {@link #release} counts down. */
   private void holdTheWorker() throws InterruptedException {
     release = new CountDownLatch(1);
-    controller.add("block", AddOptions.ofPriority(1000));
+    if (controller.queue() instanceof PriorityWorkQueue) {
+      controller.add("block", AddOptions.ofPriority(1000));
+    } else {
+      controller.add("block");
+    }
     assertEquals("block", nextCall());
   }
 
@@ -165,12 +169,14 @@ class ControllerPriorityQueueTest {
   }
 
   @Test
-  void addWithOptions_onAPlainQueue_ignoresThePriority_andHonoursTheDelay() throws Exception {
+  void addWithOptions_onAPlainQueue_honoursTheDelay_andRefusesAPriority() throws Exception {
     start(builder());
     holdTheWorker();
     controller.add("first");
-    controller.add("second", AddOptions.ofPriority(9));
-    controller.add("later", AddOptions.ofPriority(9).withAfter(Duration.ofSeconds(1)));
+    controller.add("second", AddOptions.DEFAULT);
+    controller.add("later", AddOptions.ofPriority(0).withAfter(Duration.ofSeconds(1)));
+    assertThrows(IllegalArgumentException.class,
+        () -> controller.add("refused", AddOptions.ofPriority(9).withAfter(Duration.ZERO)));
     release.countDown();
     assertEquals(List.of("first", "second"), List.of(nextCall(), nextCall()));
     awaitIdle();

@@ -104,6 +104,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.leaderStatus = election == null ? Gauge.NOOP
         : metrics.newLeaderElectionMasterStatus(election.name());
     leaderStatus.set(0);
+    if (b.maxReconcileInterval != null) {
+      cb.maxReconcileInterval(b.maxReconcileInterval, key -> {
+        ObjectCache<R> c = cache;
+        return c == null || c.get(key).isPresent();
+      });
+    }
     if (b.options != null) {
       b.options.accept(cb);
     }

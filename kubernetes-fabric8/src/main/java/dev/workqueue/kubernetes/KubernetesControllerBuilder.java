@@ -35,6 +35,7 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   Clock clock = Clock.system();
   final Map<Class<?>, SharedIndexInformer<?>> informers = new java.util.HashMap<>();
   Duration resync;
+  Duration maxReconcileInterval;
   Duration cacheSyncTimeout = Duration.ofMinutes(2);
 
   KubernetesControllerBuilder(KubernetesClient client, Class<R> type) {
@@ -191,6 +192,26 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
       throw new IllegalArgumentException("period must be positive, was " + period);
     }
     this.resync = period;
+    return this;
+  }
+
+  /**
+   * Reconciles each object at least once per {@code interval}, counted from its own last
+   * reconcile (JOSDK's {@code maxReconciliationInterval}); an object deleted from the cache is
+   * let go after its next reconcile. Unlike {@link #resyncEvery}, which replays the whole cache
+   * at once, this spreads the reconciles over the interval. It is the core controller's
+   * {@link ControllerBuilder#maxReconcileInterval(Duration, java.util.function.Predicate)} with
+   * "still in the cache" as the filter. Off by default.
+   *
+   * @param interval the longest time between two reconciles of an object; positive
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> maxReconcileInterval(Duration interval) {
+    Objects.requireNonNull(interval, "interval must not be null");
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("interval must be positive, was " + interval);
+    }
+    this.maxReconcileInterval = interval;
     return this;
   }
 

@@ -168,6 +168,48 @@ class KubernetesControllerTest {
     controller = null;
   }
 
+  @Test
+  void maxReconcileInterval_reconcilesEachObjectThatOften_untilItIsDeleted() throws Exception {
+    client.configMaps().inNamespace(NS).resource(SecretCopies.source("a", "1")).create();
+    FakeClock clock = new FakeClock();
+    Map<String, java.util.concurrent.atomic.AtomicInteger> counts = new ConcurrentHashMap<>();
+    java.util.Set<String> sawDeleted = ConcurrentHashMap.newKeySet();
+    controller = KubernetesController.builder(client, ConfigMap.class)
+        .inNamespace(NS)
+        .clock(clock)
+        .maxReconcileInterval(Duration.ofMinutes(5))
+        .reconciler(request -> {
+          counts.computeIfAbsent(request.key().name(),
+              k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+          if (request.object().isEmpty()) {
+            sawDeleted.add(request.key().name());
+          }
+          return null;
+        })
+        .build();
+    controller.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> total(counts) == 1
+        && controller.controller().status().waiting() == 1);
+    clock.step(Duration.ofMinutes(5));
+    await().atMost(Duration.ofSeconds(30)).until(() -> total(counts) == 2
+        && controller.controller().status().waiting() == 1);
+
+    client.configMaps().inNamespace(NS).withName("a").delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> sawDeleted.contains("a")
+        && controller.controller().status().busyWorkers() == 0);
+    int afterDelete = total(counts);
+    clock.step(Duration.ofMinutes(5)); // the interval scheduled before the delete fires once
+    await().atMost(Duration.ofSeconds(30)).until(() ->
+        controller.controller().status().waiting() == 0
+            && controller.controller().status().busyWorkers() == 0
+            && controller.controller().status().queued() == 0);
+    int settled = total(counts);
+    assertTrue(settled <= afterDelete + 1, settled + " after " + afterDelete);
+    clock.step(Duration.ofMinutes(5));
+    assertEquals(0, controller.controller().status().waiting(), "a deleted object is let go");
+    assertEquals(settled, total(counts));
+  }
+
   private static int total(Map<String, java.util.concurrent.atomic.AtomicInteger> counts) {
     return counts.values().stream().mapToInt(java.util.concurrent.atomic.AtomicInteger::get)
         .sum();

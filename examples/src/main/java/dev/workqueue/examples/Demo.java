@@ -256,7 +256,7 @@ public final class Demo {
         .build();
 
     log.header(o);
-    long start = System.nanoTime();
+    long start = log.startClock();
     controller.start();
     Informer informer = new Informer(o, desired, controller, addOutcome, log, reconciling);
     Thread informerThread = new Thread(informer, "demo-informer");

@@ -44,9 +44,14 @@ final class DemoLog {
     return !quiet && followed.contains(key);
   }
 
-  /** Prints what the demo does and what it prints; the times of the lines count from here. */
-  void header(Demo.Options o) {
+  /** The times of the lines count from here: the demo's start. */
+  long startClock() {
     start = System.nanoTime();
+    return start;
+  }
+
+  /** Prints what the demo does and what it prints. */
+  void header(Demo.Options o) {
     if (quiet) {
       return;
     }

@@ -1,6 +1,7 @@
 package dev.workqueue.examples;
 
 import dev.workqueue.controller.Controller;
+import dev.workqueue.controller.ControllerStatus;
 import dev.workqueue.controller.Result;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
@@ -10,26 +11,38 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The main demo: a controller converging a set of simulated objects against a flaky backend.
+ * The main demo: a controller converging a set of simulated objects against a flaky backend,
+ * told line by line so that its output teaches what the queue and the controller do.
  *
  * <p>An informer-like source emits create and update events for {@code --objects} objects
- * (each change bumps the object's desired generation) and turns every event into a key
- * {@code namespace/name} on the controller's rate-limiting queue. {@code --workers} workers
- * reconcile: they read the object's desired generation and apply it to a backend that is slow
- * now and then and fails {@code --failure-rate} of the time; a failure is retried with the
- * default controller back-off (5 ms doubling per failure, 10 retries per second overall after
- * a burst of 100). A live line shows progress; at the end the queue and controller metrics.
- * With {@code --metrics-port N} (0: a free port) the same metrics are also served in the
- * Prometheus text format on {@code http://127.0.0.1:N/metrics} through
+ * (each change bumps the object's desired generation) and turns every event into an add of
+ * the key {@code namespace/name} to the controller's rate-limiting queue, in bursts faster
+ * than the workers reconcile. So many events find their key still queued and are merged into
+ * it (the queue's dedup: a queued key is there once), and an event for a key being reconciled
+ * queues it once more, to run after that reconcile. {@code --workers} workers reconcile: they
+ * read the object's desired generation and apply it to a backend that is slow now and then and
+ * fails {@code --failure-rate} of the time; a failure is retried after the default controller
+ * back-off (5 ms doubling per failure per key, and 10 retries per second overall after a burst
+ * of 100), told by {@link ExplainedRateLimiter} as it happens.
+ *
+ * <p>The output ({@link DemoLog}) is plain lines, the same on a terminal, in a file or in CI:
+ * every event, reconcile and retry of two followed keys, the first few retries of the others,
+ * a progress line every 250 ms (every second after 2 s), and a summary that adds up: events =
+ * added + merged, queue adds = added + adds by retries = reconciles. {@code --quiet} prints
+ * only the summary. With {@code --metrics-port N} (0: a free port) the same metrics are also
+ * served in the Prometheus text format on {@code http://127.0.0.1:N/metrics} through
  * {@code MicrometerMetricsProvider}; {@code --linger} keeps serving after convergence until
  * Ctrl-C.
  *
@@ -130,9 +143,38 @@ public final class Demo {
     }
   }
 
-  /** What a run achieved, for the summary and for tests. */
-  public record Summary(int objects, int converged, long reconciles, long failures,
-      long queueAdds, long queueRetries, Duration convergence) {}
+  /**
+   * What a run achieved, for the summary and for tests: the events the informer delivered,
+   * how many of them {@code added} their key to the queue (the rest were merged into a queued
+   * key), the queue's adds (by events and by retries) and retries, and the reconciles.
+   */
+  public record Summary(int objects, int converged, long events, long added, long queueAdds,
+      long reconciles, long failures, long queueRetries, Duration convergence) {
+
+    /** Events whose key was already queued: the queue's dedup. */
+    public long merged() {
+      return events - added;
+    }
+  }
+
+  /**
+   * A followed key whose first {@link #FLAKY_FAILURES} reconciles fail and the next succeeds
+   * (when the backend fails at all), so that every run shows a key's back-off growing: 5, 10,
+   * 20 ms, then forgotten.
+   */
+  static final String FLAKY = key(0);
+
+  static final int FLAKY_FAILURES = 3;
+
+  /**
+   * How often a progress line is printed: every 250 ms in the first 2 s (the default run ends
+   * well within them), then every second, so that a long run (a high failure rate keeps keys
+   * waiting on the overall limit) prints a few lines a second at most.
+   */
+  static Duration progressPeriod(Duration sinceStart) {
+    return sinceStart.compareTo(Duration.ofSeconds(2)) < 0
+        ? Duration.ofMillis(250) : Duration.ofSeconds(1);
+  }
 
   public static void main(String[] args) throws Exception {
     Options options;
@@ -147,70 +189,105 @@ public final class Demo {
   }
 
   /**
-   * Runs the demo; prints progress and the summary to {@code out}. With a metrics port it also
+   * Runs the demo; prints its lines and the summary to {@code out}. With a metrics port it also
    * serves the queue and controller metrics on {@code http://127.0.0.1:PORT/metrics} while it
    * runs (and, with {@code linger}, after convergence until the calling thread is interrupted);
    * the endpoint is stopped before this returns.
    */
   public static Summary run(Options o, PrintStream out) throws Exception {
     RecordingMetricsProvider recording = new RecordingMetricsProvider();
+    AddOutcome addOutcome = new AddOutcome();
+    TeeMetricsProvider providers = TeeMetricsProvider.ofQueues(recording, addOutcome);
     if (o.metricsPort() < 0) {
-      return run(o, out, recording, recording, null);
+      return run(o, out, recording, addOutcome, providers, null);
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    TeeMetricsProvider both =
-        TeeMetricsProvider.of(recording, MicrometerMetricsProvider.create(registry));
+    TeeMetricsProvider all = TeeMetricsProvider.of(providers,
+        MicrometerMetricsProvider.create(registry));
     try (LoopbackEndpoint endpoint = LoopbackEndpoint.metrics(o.metricsPort(), registry::scrape)) {
       out.println("metrics: " + endpoint.uri("/metrics"));
-      return run(o, out, recording, both, endpoint);
+      return run(o, out, recording, addOutcome, all, endpoint);
     }
   }
 
-  /** The demo itself: {@code providers} record everything, {@code metrics} is read back. */
-  private static <P extends MetricsProvider & ControllerMetricsProvider> Summary run(Options o,
-      PrintStream out, RecordingMetricsProvider metrics, P providers, LoopbackEndpoint endpoint)
+  /**
+   * The demo itself: {@code providers} record everything, {@code metrics} is read back and
+   * {@code addOutcome} tells the informer whether each of its adds queued its key.
+   */
+  private static Summary run(Options o, PrintStream out, RecordingMetricsProvider metrics,
+      AddOutcome addOutcome, TeeMetricsProvider providers, LoopbackEndpoint endpoint)
       throws Exception {
     Map<String, Integer> desired = new ConcurrentHashMap<>(); // the "API server"
     Map<String, Integer> applied = new ConcurrentHashMap<>(); // the backend's state
-    AtomicInteger failures = new AtomicInteger();
+    Set<String> reconciling = ConcurrentHashMap.newKeySet(); // of the followed keys
+    DemoLog log = new DemoLog(out, !o.live(),
+        Set.copyOf(List.of(FLAKY, key(Math.min(1, o.objects() - 1)))));
 
     Controller<String> controller = Controller.<String>builder("demo")
         .workers(o.workers())
         .queueMetricsProvider(providers)
         .metricsProvider(providers)
-        .reconciler(key -> {
-          Integer want = desired.get(key);
-          ThreadLocalRandom random = ThreadLocalRandom.current();
-          Thread.sleep(random.nextDouble() < o.slowRate() ? 20 + random.nextInt(30) : 1 + random.nextInt(3));
-          if (random.nextDouble() < o.failureRate()) {
-            failures.incrementAndGet();
-            throw new IllegalStateException("backend unavailable for " + key);
+        .rateLimiter(new ExplainedRateLimiter<String>(log::backOff))
+        .reconciler((key, context) -> {
+          boolean followed = log.follows(key);
+          if (followed) {
+            reconciling.add(key);
           }
-          applied.put(key, want);
-          return Result.success();
+          try {
+            Integer want = desired.get(key);
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            boolean slow = random.nextDouble() < o.slowRate();
+            Thread.sleep(slow ? 20 + random.nextInt(30) : 1 + random.nextInt(3));
+            boolean fails = key.equals(FLAKY) && o.failureRate() > 0
+                ? context.attempt() <= FLAKY_FAILURES // scripted: the back-off, every run
+                : random.nextDouble() < o.failureRate();
+            if (fails) {
+              throw new IllegalStateException("backend unavailable for " + key);
+            }
+            applied.put(key, want);
+            if (followed) {
+              log.reconciled(key, want, context.attempt());
+            }
+            return Result.success();
+          } finally {
+            reconciling.remove(key);
+          }
         })
         .build();
 
-    long start = System.nanoTime();
+    log.header(o);
+    long start = log.startClock();
     controller.start();
-    Thread informer = new Thread(() -> emitEvents(o, desired, controller), "demo-informer");
-    informer.start();
+    Informer informer = new Informer(o, desired, controller, addOutcome, log, reconciling);
+    Thread informerThread = new Thread(informer, "demo-informer");
+    informerThread.start();
 
-    Progress progress = new Progress(out, o.live());
-    while (informer.isAlive() || converged(desired, applied) < o.objects()) {
-      progress.show(converged(desired, applied), o.objects(), metrics);
-      Thread.sleep(100);
+    long lastProgress = System.nanoTime();
+    long convergedAt = 0;
+    while (true) {
+      boolean eventsDone = !informerThread.isAlive();
+      boolean converged = eventsDone && converged(desired, applied) == o.objects();
+      if (converged && convergedAt == 0) {
+        convergedAt = System.nanoTime();
+      }
+      if (converged && idle(controller, metrics)) {
+        break;
+      }
+      long now = System.nanoTime();
+      if (now - lastProgress >= progressPeriod(Duration.ofNanos(now - start)).toNanos()) {
+        progress(log, informer, metrics, controller);
+        lastProgress = System.nanoTime();
+      }
+      Thread.sleep(10);
     }
-    Duration convergence = Duration.ofNanos(System.nanoTime() - start);
-    progress.show(converged(desired, applied), o.objects(), metrics);
-    progress.end();
+    progress(log, informer, metrics, controller);
     controller.stop(Duration.ofSeconds(10));
 
-    Summary summary = new Summary(o.objects(), converged(desired, applied),
-        metrics.observations("demo", ControllerMetricsProvider.RECONCILE_TIME).size(),
-        failures.get(), metrics.count("demo", MetricsProvider.ADDS),
-        metrics.count("demo", MetricsProvider.RETRIES), convergence);
-    printSummary(out, summary, metrics);
+    Summary summary = new Summary(o.objects(), converged(desired, applied), informer.events(),
+        informer.added(), metrics.count("demo", MetricsProvider.ADDS), reconciles(metrics),
+        metrics.count("demo", ControllerMetricsProvider.RECONCILE_ERRORS),
+        metrics.count("demo", MetricsProvider.RETRIES), Duration.ofNanos(convergedAt - start));
+    log.summary(summary, metrics);
     if (o.linger() && endpoint != null) {
       out.println("serving " + endpoint.uri("/metrics") + " until interrupted (Ctrl-C)");
       try {
@@ -222,24 +299,94 @@ public final class Demo {
     return summary;
   }
 
-  /** The informer: every object is created, then updated a few times, in random order. */
-  private static void emitEvents(Options o, Map<String, Integer> desired, Controller<String> c) {
-    Random random = new Random(o.seed());
-    List<String> keys = new java.util.ArrayList<>();
-    for (int i = 0; i < o.objects(); i++) {
-      keys.add("default/object-" + i);
+  static String key(int i) {
+    return "default/object-" + i;
+  }
+
+  /** Reconciles that ended, whatever their outcome. */
+  private static long reconciles(RecordingMetricsProvider m) {
+    String total = ControllerMetricsProvider.RECONCILE_TOTAL;
+    return m.count("demo", total + "{result=" + ControllerMetricsProvider.SUCCESS + "}")
+        + m.count("demo", total + "{result=" + ControllerMetricsProvider.ERROR + "}");
+  }
+
+  /**
+   * Nothing queued, waiting out a back-off or being reconciled, and every queue add
+   * reconciled: after convergence a retry may still be waiting (its key was applied by a later
+   * event's reconcile), and the demo lets it run so that the counts add up.
+   */
+  private static boolean idle(Controller<String> c, RecordingMetricsProvider m) {
+    ControllerStatus s = c.status();
+    return s.queued() == 0 && s.waiting() == 0 && s.busyWorkers() == 0
+        && reconciles(m) == m.count("demo", MetricsProvider.ADDS);
+  }
+
+  private static void progress(DemoLog log, Informer informer, RecordingMetricsProvider m,
+      Controller<String> c) {
+    log.progress(informer.events(), informer.added(), reconciles(m),
+        m.count("demo", ControllerMetricsProvider.RECONCILE_ERRORS),
+        m.count("demo", MetricsProvider.RETRIES), c.status());
+  }
+
+  /**
+   * The informer: every object is created, then updated a few times, in random order, in
+   * bursts faster than the workers reconcile; each event adds its key to the controller.
+   */
+  private static final class Informer implements Runnable {
+    private final Options o;
+    private final Map<String, Integer> desired;
+    private final Controller<String> controller;
+    private final AddOutcome addOutcome;
+    private final DemoLog log;
+    private final Set<String> reconciling;
+    private final AtomicLong events = new AtomicLong();
+    private final AtomicLong added = new AtomicLong();
+
+    Informer(Options o, Map<String, Integer> desired, Controller<String> controller,
+        AddOutcome addOutcome, DemoLog log, Set<String> reconciling) {
+      this.o = o;
+      this.desired = desired;
+      this.controller = controller;
+      this.addOutcome = addOutcome;
+      this.log = log;
+      this.reconciling = reconciling;
     }
-    for (int round = 0; round < o.updatesPerObject(); round++) {
-      java.util.Collections.shuffle(keys, random);
-      for (String key : keys) {
-        desired.merge(key, 1, Integer::sum); // create or update: a new generation
-        c.add(key);
-        if (random.nextInt(20) == 0) {
-          try {
-            Thread.sleep(1); // events arrive in bursts, not all at once
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
+
+    long events() {
+      return events.get();
+    }
+
+    long added() {
+      return added.get();
+    }
+
+    @Override
+    public void run() {
+      Random random = new Random(o.seed());
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < o.objects(); i++) {
+        keys.add(key(i));
+      }
+      for (int round = 0; round < o.updatesPerObject(); round++) {
+        Collections.shuffle(keys, random);
+        for (String key : keys) {
+          int generation = desired.merge(key, 1, Integer::sum); // create or update
+          boolean wasReconciling = reconciling.contains(key);
+          boolean queued = addOutcome.queued(() -> controller.add(key));
+          if (queued) {
+            added.incrementAndGet();
+          }
+          events.incrementAndGet();
+          if (log.follows(key)) {
+            log.event(key, generation, queued, wasReconciling);
+          }
+          if (random.nextInt(20) == 0) {
+            try {
+              Thread.sleep(1); // events arrive in bursts, not all at once
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
           }
         }
       }
@@ -254,54 +401,5 @@ public final class Demo {
       }
     }
     return n;
-  }
-
-  private static void printSummary(PrintStream out, Summary s, RecordingMetricsProvider m) {
-    out.printf("converged %d/%d objects in %d ms%n", s.converged(), s.objects(),
-        s.convergence().toMillis());
-    out.printf("reconciles %d (failed %d); queue adds %d, retries %d%n",
-        s.reconciles(), s.failures(), s.queueAdds(), s.queueRetries());
-    for (String metric : List.of(MetricsProvider.QUEUE_DURATION, MetricsProvider.WORK_DURATION)) {
-      out.printf("%-34s p50 %7.2f ms  p90 %7.2f ms  p99 %7.2f ms%n", metric,
-          1000 * m.quantile("demo", metric, 0.5), 1000 * m.quantile("demo", metric, 0.9),
-          1000 * m.quantile("demo", metric, 0.99));
-    }
-  }
-
-  /** One live line, rewritten in place on a terminal; a line a second otherwise. */
-  private static final class Progress {
-    private final PrintStream out;
-    private final boolean live;
-    private final boolean terminal = System.console() != null;
-    private long lastPrinted;
-
-    Progress(PrintStream out, boolean live) {
-      this.out = out;
-      this.live = live;
-    }
-
-    void show(int converged, int objects, RecordingMetricsProvider m) {
-      if (!live) {
-        return;
-      }
-      String line = String.format("converged %4d/%d | queue depth %4.0f | retries %5d | in flight %2.0f",
-          converged, objects, m.value("demo", MetricsProvider.DEPTH),
-          m.count("demo", MetricsProvider.RETRIES),
-          m.value("demo", ControllerMetricsProvider.ACTIVE_WORKERS));
-      long now = System.nanoTime();
-      if (terminal) {
-        out.print("\r" + line);
-        out.flush();
-      } else if (now - lastPrinted >= 1_000_000_000L) {
-        out.println(line);
-        lastPrinted = now;
-      }
-    }
-
-    void end() {
-      if (live && terminal) {
-        out.println();
-      }
-    }
   }
 }

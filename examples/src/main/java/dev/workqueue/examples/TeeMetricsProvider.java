@@ -8,7 +8,8 @@ import dev.workqueue.metrics.MetricsProvider;
 
 /**
  * Queue and controller metrics recorded by two providers at once: the demo keeps its
- * in-memory summary and also publishes to Micrometer.
+ * in-memory summary and also publishes to Micrometer, or tells each add's outcome
+ * ({@link AddOutcome}, queue metrics only).
  */
 final class TeeMetricsProvider implements MetricsProvider, ControllerMetricsProvider {
   private final MetricsProvider firstQueue;
@@ -27,6 +28,12 @@ final class TeeMetricsProvider implements MetricsProvider, ControllerMetricsProv
   static <A extends MetricsProvider & ControllerMetricsProvider,
       B extends MetricsProvider & ControllerMetricsProvider> TeeMetricsProvider of(A first, B second) {
     return new TeeMetricsProvider(first, first, second, second);
+  }
+
+  /** Queue metrics to both; controller metrics to {@code first} only. */
+  static <A extends MetricsProvider & ControllerMetricsProvider> TeeMetricsProvider ofQueues(
+      A first, MetricsProvider secondQueue) {
+    return new TeeMetricsProvider(first, first, secondQueue, ControllerMetricsProvider.noop());
   }
 
   private static Counter counters(Counter a, Counter b) {

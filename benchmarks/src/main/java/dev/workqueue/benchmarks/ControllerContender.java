@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 
 /**
  * The reconcile loops {@link ControllerBenchmark} compares, by its {@code controller} param:
@@ -39,22 +40,12 @@ enum ControllerContender {
           .workers(workers)
           .build();
       c.start();
-      return new ControllerUnderTest() {
-        @Override
-        public void enqueue(int from, int to) {
-          for (int i = from; i < to; i++) {
-            c.add(names[i]);
-          }
+      return new Started(i -> c.add(names[i]), () -> {
+        StopResult<String> stop = c.stop(STOP_TIMEOUT);
+        if (!stop.completed()) {
+          throw new IllegalStateException("toolkit controller did not stop: " + stop);
         }
-
-        @Override
-        public void close() throws InterruptedException {
-          StopResult<String> stop = c.stop(STOP_TIMEOUT);
-          if (!stop.completed()) {
-            throw new IllegalStateException("toolkit controller did not stop: " + stop);
-          }
-        }
-      };
+      });
     }
   },
   /**
@@ -91,27 +82,17 @@ enum ControllerContender {
       Thread runner = new Thread(c::run, "peer-controller-run");
       runner.setDaemon(true);
       runner.start();
-      return new ControllerUnderTest() {
-        @Override
-        public void enqueue(int from, int to) {
-          for (int i = from; i < to; i++) {
-            queue.add(requests[i]);
-          }
+      return new Started(i -> queue.add(requests[i]), () -> {
+        c.shutdown(); // the queue, then the pool
+        runner.join(STOP_TIMEOUT.toMillis()); // run() returns when every worker exited
+        waiting.shutdownNow(); // its delaying queue's thread polls every 10 s otherwise
+        boolean stopped = !runner.isAlive()
+            && pool.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            && waiting.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        if (!stopped) {
+          throw new IllegalStateException("peer controller did not stop");
         }
-
-        @Override
-        public void close() throws InterruptedException {
-          c.shutdown(); // the queue, then the pool
-          runner.join(STOP_TIMEOUT.toMillis()); // run() returns when every worker exited
-          waiting.shutdownNow(); // its delaying queue's thread polls every 10 s otherwise
-          boolean stopped = !runner.isAlive()
-              && pool.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-              && waiting.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-          if (!stopped) {
-            throw new IllegalStateException("peer controller did not stop");
-          }
-        }
-      };
+      });
     }
   },
   /**
@@ -128,22 +109,12 @@ enum ControllerContender {
         tasks[i] = new KeyTask(names[i], reconciled);
       }
       ExecutorService pool = Executors.newFixedThreadPool(workers, daemonThreads(NAME + "-pool-"));
-      return new ControllerUnderTest() {
-        @Override
-        public void enqueue(int from, int to) {
-          for (int i = from; i < to; i++) {
-            pool.execute(tasks[i]);
-          }
+      return new Started(i -> pool.execute(tasks[i]), () -> {
+        pool.shutdown();
+        if (!pool.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+          throw new IllegalStateException("executor did not stop");
         }
-
-        @Override
-        public void close() throws InterruptedException {
-          pool.shutdown();
-          if (!pool.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("executor did not stop");
-          }
-        }
-      };
+      });
     }
   };
 
@@ -179,6 +150,27 @@ enum ControllerContender {
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** How a started contender stops. */
+  @FunctionalInterface
+  private interface Stopper {
+    void stop() throws Exception;
+  }
+
+  /** A started contender: {@code add} enqueues the key of an index, {@code stopper} stops it. */
+  private record Started(IntConsumer add, Stopper stopper) implements ControllerUnderTest {
+    @Override
+    public void enqueue(int from, int to) {
+      for (int i = from; i < to; i++) {
+        add.accept(i);
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      stopper.stop();
+    }
   }
 
   /** The pool's task for one key: the no-op reconcile of that key. */

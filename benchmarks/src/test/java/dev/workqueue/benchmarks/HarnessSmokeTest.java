@@ -20,9 +20,12 @@ import org.openjdk.jmh.runner.options.TimeValue;
 class HarnessSmokeTest {
 
   private static Options tiny(String include, String queue) {
+    return new OptionsBuilder().parent(tiny(include)).param("queue", queue).build();
+  }
+
+  private static Options tiny(String include) {
     return new OptionsBuilder()
         .include(include)
-        .param("queue", queue)
         .forks(0)
         .warmupIterations(0)
         .measurementIterations(1)
@@ -63,6 +66,15 @@ class HarnessSmokeTest {
         "consumers", "4"));
     assertTrue(r.getSecondaryResults().get("delivered").getScore() > 0, r.toString());
     assertTrue(r.getSecondaryResults().get("cpu_ns_per_item").getScore() > 0, r.toString());
+  }
+
+  @Test
+  void controller_thePeersWorkersRunAndStop_andEveryKeyIsReconciled() throws RunnerException {
+    // The set-up fails unless 2 workers reconcile at once; the trial fails unless it stops.
+    RunResult r = runOne(new OptionsBuilder()
+        .parent(tiny(ControllerBenchmark.class.getName() + ".reconcileAll"))
+        .param("controller", "peer").param("workers", "2").build());
+    assertTrue(r.getPrimaryResult().getScore() > 0, r.toString());
   }
 
   @Test

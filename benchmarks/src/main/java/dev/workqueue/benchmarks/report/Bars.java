@@ -148,7 +148,8 @@ final class Bars {
           new Ratio("÷ PBQ", "keyedHeap", "priorityBlockingQueue", ACTIVE_Q),
           new Ratio("÷ PQ", "keyedHeap", "priorityQueue", ACTIVE_Q), null),
       Bars::peer,
-      Bars::idleThreads);
+      Bars::idleThreads,
+      Bars::controller);
 
   private final JmhResults r;
 
@@ -266,6 +267,53 @@ final class Bars {
     String verdict = Integer.parseInt(m.group(1)) <= 0 ? "held" : "**missed**";
     return row(what, "0", "0", "`IdleThreads`: " + line + " (threads alive minus before; queues "
         + "without metrics arm no wake-up for the 1 h items)", verdict, verdict);
+  }
+
+  /**
+   * The controller bar: toolkit ÷ the peer's controller (must) and ÷ a plain thread pool (aim) in
+   * reconciles/s at each worker count; the worst count decides. Each case also shows the range
+   * of the ratio between the extremes of the two spreads (toolkit min ÷ baseline max to toolkit
+   * max ÷ baseline min), flagged where it spans the bar's threshold: that case is no verdict.
+   */
+  private static String controller(JmhResults r) {
+    String what = "controller end-to-end: reconciles/s, no-op reconciler, 1/2/4 workers";
+    String must = "≥ 1.5× client-java-extended's controller";
+    String aim = "≥ 0.8× a plain ExecutorService";
+    List<String> mustParts = new ArrayList<>();
+    List<String> aimParts = new ArrayList<>();
+    Optional<Double> mustWorst = controllerCases(r, "peer", must, mustParts);
+    Optional<Double> aimWorst = controllerCases(r, "executor", aim, aimParts);
+    if (mustParts.isEmpty() && aimParts.isEmpty()) {
+      return absent(what, must, aim);
+    }
+    int of = ResultsReport.CONTROLLER_WORKERS.size();
+    return row(what, must, aim, "toolkit ÷ peer: " + String.join("; ", mustParts)
+        + partial(mustParts.size(), of) + "; toolkit ÷ executor: " + String.join("; ", aimParts)
+        + partial(aimParts.size(), of), verdict(mustWorst, must), verdict(aimWorst, aim));
+  }
+
+  /** Adds a case per worker count to {@code parts}; returns the worst (lowest) ratio. */
+  private static Optional<Double> controllerCases(JmhResults r, String baseline, String bar,
+      List<String> parts) {
+    Matcher m = THRESHOLD.matcher(bar);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no threshold in " + bar);
+    }
+    double threshold = Double.parseDouble(m.group(2));
+    Optional<Double> worst = Optional.empty();
+    for (String w : ResultsReport.CONTROLLER_WORKERS) {
+      Optional<Figure> t = r.fig(ResultsReport.CONTROLLER_REF.formatted("", "toolkit", w));
+      Optional<Figure> b = r.fig(ResultsReport.CONTROLLER_REF.formatted("", baseline, w));
+      if (t.isPresent() && b.isPresent()) {
+        double x = t.get().median() / b.get().median();
+        double lo = t.get().min() / b.get().max();
+        double hi = t.get().max() / b.get().min();
+        worst = Optional.of(worst.isEmpty() ? x : Math.min(worst.get(), x));
+        parts.add(fmt("%s worker%s %s [%.2f–%.2f]%s", w, w.equals("1") ? "" : "s", ratio(x), lo,
+            hi, lo < threshold && threshold < hi ? " (spans " + m.group(2) + "×)" : ""));
+      }
+    }
+    return worst;
   }
 
   private static final Pattern THRESHOLD = Pattern.compile("([≤≥]) ([\\d.]+)×");

@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * dev.workqueue.benchmarks.report.ResultsReport RESULT.json RESULTS.md CHART.png PROFILE} (the
  * lateness chart goes beside CHART.png). What JMH does not record comes as {@code
  * -Dreport.loadavg}, {@code -Dreport.note}, {@code -Dreport.peerDrops}, {@code
- * -Dreport.idleThreads}.
+ * -Dreport.idleThreads}, and {@code -Dreport.controllerRun} (when and at what load the controller
+ * rows were measured, if not in the run the header describes).
  */
 public final class ResultsReport {
   /** The work-queue contenders: {@code queue} param and label, in report order. */
@@ -42,6 +43,16 @@ public final class ResultsReport {
   /** The contenders of the delayed-item cost tables, each beside DelayQueue. */
   static final String[][] DELAY_COST = {DELAYING[0],
       {"toolkit-named", "toolkit `DelayingQueue`, named, live metrics"}, DELAYING[1]};
+  /** The reconcile loops of {@code ControllerBenchmark}: {@code controller} param and label. */
+  static final String[][] CONTROLLERS = {
+      {"toolkit", "toolkit `Controller`"},
+      {"peer", "peer `DefaultController` (client-java-extended)"},
+      {"executor", "`ExecutorService` (fixed pool, a task per key)"}};
+  /** Its {@code workers} params. */
+  static final List<String> CONTROLLER_WORKERS = List.of("1", "2", "4");
+  /** Its figure, with "%s" for a metric (":gc.alloc.rate.norm" or ""), contender and workers. */
+  static final String CONTROLLER_REF = "ControllerBenchmark.reconcileAll%s controller=%s workers=%s";
+
   /** The lateness scenarios: table label, chart label, benchmark, params. */
   static final String[][] LATENESS = {
       {"sparse", "sparse", "LatenessBenchmark.sparse", " pending=0"},
@@ -126,6 +137,8 @@ public final class ResultsReport {
     v.put("firstOfMany", spreadRows("FirstOfManyDueBenchmark.round", null, List.of(""),
         "first_p50_us %.1f", "first_p99_us %.1f", "rounds %.0f"));
     v.put("priority", priorityRows());
+    v.put("controller", controllerRows());
+    v.put("controllerRun", System.getProperty("report.controllerRun", "").trim());
     v.put("bars", new Bars(r).rows());
     return fill(template(v.get("bars")), v);
   }
@@ -240,6 +253,24 @@ public final class ResultsReport {
     return rows(rows);
   }
 
+  /**
+   * The controllers' reconciles/s per worker count: median [min–max over iterations] in M/s,
+   * B/reconcile, and toolkit ÷ this (flagged where the spreads overlap).
+   */
+  private String controllerRows() {
+    List<String> rows = new ArrayList<>();
+    for (String w : CONTROLLER_WORKERS) {
+      Optional<Figure> toolkit = r.fig(CONTROLLER_REF.formatted("", "toolkit", w));
+      for (String[] c : CONTROLLERS) {
+        r.fig(CONTROLLER_REF.formatted("", c[0], w)).ifPresent(f -> rows.add(row(w, c[1],
+            spread(f, "%.2f", 1e-6),
+            bytes(r.fig(CONTROLLER_REF.formatted(":gc.alloc.rate.norm", c[0], w))),
+            c[0].equals("toolkit") || toolkit.isEmpty() ? "" : vsBaseline(toolkit.get(), f))));
+      }
+    }
+    return rows(rows);
+  }
+
   /** A baseline table cell: the time and allocation per op of the benchmark {@code ref}. */
   private String baseline(String ref) {
     String[] bp = (ref + " ").split(" ", 2);
@@ -323,7 +354,13 @@ public final class ResultsReport {
 
   /** "median [min–max]" over the figure's iterations. */
   static String spread(Figure f, String format) {
-    return fmt(format + " [" + format + "–" + format + "]", f.median(), f.min(), f.max());
+    return spread(f, format, 1);
+  }
+
+  /** "median [min–max]" over the figure's iterations, each times {@code scale}. */
+  static String spread(Figure f, String format, double scale) {
+    return fmt(format + " [" + format + "–" + format + "]", f.median() * scale, f.min() * scale,
+        f.max() * scale);
   }
 
   /** {@code a ÷ b} of the medians, with a warning when the spreads overlap. */

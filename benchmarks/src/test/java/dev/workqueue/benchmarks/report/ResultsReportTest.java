@@ -95,6 +95,55 @@ class ResultsReportTest {
         + "not in this run"), md);
   }
 
+  /** A ControllerBenchmark result: reconciles/s per iteration (one fork) and B/reconcile. */
+  private static String controller(String contender, String workers, double bytes,
+      double... perIteration) {
+    double[] sorted = perIteration.clone();
+    java.util.Arrays.sort(sorted);
+    String raw = java.util.Arrays.stream(perIteration).mapToObj(Double::toString)
+        .collect(java.util.stream.Collectors.joining(","));
+    return result("ControllerBenchmark.reconcileAll", "x", "ops/s", sorted[sorted.length / 2],
+        alloc(bytes))
+        .replace("{\"queue\":\"x\"}",
+            "{\"controller\":\"" + contender + "\",\"workers\":\"" + workers + "\"}")
+        .replace("\"rawData\":[[" + sorted[sorted.length / 2] + "]]}",
+            "\"rawData\":[[" + raw + "]]}");
+  }
+
+  @Test
+  void controllerFigures_showSpreadsAndRatios_andTheBarFlagsARangeAcrossItsThreshold()
+      throws IOException {
+    String json = "[" + String.join(",",
+        controller("toolkit", "1", 200, 3.0e6, 3.2e6, 3.4e6),
+        controller("peer", "1", 330, 1.5e6, 1.6e6, 1.7e6),
+        controller("executor", "1", 24, 15e6, 16e6, 17e6),
+        controller("toolkit", "2", 200, 2.6e6, 3.0e6, 3.2e6),
+        controller("peer", "2", 330, 1.9e6, 2.0e6, 2.1e6),
+        controller("executor", "2", 24, 9e6, 10e6, 11e6)) + "]";
+    System.setProperty("report.controllerRun", "Measured at load 1.0.");
+    String md;
+    try {
+      md = new ResultsReport(new JmhResults(json), "full")
+          .markdown(FileTime.fromMillis(0), "results/handoff.png");
+    } finally {
+      System.clearProperty("report.controllerRun");
+    }
+    assertTrue(md.contains("\nMeasured at load 1.0.\n"), md);
+    assertTrue(md.contains("| 1 | toolkit `Controller` | 3.20 [3.00–3.40] | 200 |  |"), md);
+    assertTrue(md.contains("| 1 | peer `DefaultController` (client-java-extended) | "
+        + "1.60 [1.50–1.70] | 330 | 2.00× |"), md);
+    assertTrue(md.contains("| 2 | peer `DefaultController` (client-java-extended) | "
+        + "2.00 [1.90–2.10] | 330 | 1.50× |"), md);
+    assertTrue(md.contains("| 2 | `ExecutorService` (fixed pool, a task per key) | "
+        + "10.00 [9.00–11.00] | 24 | 0.30× |"), md);
+    // The worst worker count decides: 1.50× ≥ 1.5× holds, but 2 workers' range spans 1.5×.
+    assertTrue(md.contains("| controller end-to-end: reconciles/s, no-op reconciler, 1/2/4 "
+        + "workers | ≥ 1.5× client-java-extended's controller | ≥ 0.8× a plain ExecutorService | "
+        + "toolkit ÷ peer: 1 worker 2.00× [1.76–2.27]; 2 workers 1.50× [1.24–1.68] (spans 1.5×)"
+        + " (2 of 3 cases in this run); toolkit ÷ executor: 1 worker 0.20× [0.18–0.23]; "
+        + "2 workers 0.30× [0.24–0.36] (2 of 3 cases in this run) | held | **missed** |"), md);
+  }
+
   @Test
   void charts_areReadablePngsEvenWithoutFigures(@TempDir Path dir) throws IOException {
     Charts.write(new JmhResults("[]"), "quick", dir.resolve("handoff.png"),

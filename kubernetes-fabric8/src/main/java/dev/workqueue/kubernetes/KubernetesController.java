@@ -5,6 +5,7 @@ import dev.workqueue.clock.Clock;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.ControllerBuilder;
 import dev.workqueue.controller.ReconcileContext;
+import dev.workqueue.controller.Result;
 import dev.workqueue.controller.StopResult;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Gauge;
@@ -70,6 +71,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private volatile boolean stopping;
   private volatile boolean leading;
   private volatile LeaseElector elector;
+  private final ShardRunner shards; // null: not sharded
 
   /** A type to watch and the handler that maps its events to keys. */
   record Source<X extends HasMetadata>(Class<X> type,
@@ -114,8 +116,26 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       b.options.accept(cb);
     }
     ObjectReconciler<R> reconciler = b.reconciler;
-    this.core = cb.reconciler((ObjectKey key, ReconcileContext context) ->
-        reconciler.reconcile(new Request<>(key, cache.get(key), context))).build();
+    this.shards = b.sharding == null ? null
+        : new ShardRunner(client, b.sharding, this::enqueueGained);
+    Duration handOverWait = b.sharding == null ? null : b.sharding.retryPeriod();
+    this.core = cb.reconciler((ObjectKey key, ReconcileContext context) -> {
+      if (shards == null) {
+        return reconciler.reconcile(new Request<>(key, cache.get(key), context));
+      }
+      ShardMember member = shards.member();
+      String k = key.toString();
+      if (!member.tryAcquire(k)) {
+        // Ours, but its previous owner has not let go yet: again after a round. Not ours
+        // (any more): its owner has it from its own events and its re-list on gain.
+        return member.owns(k) ? Result.requeueAfter(handOverWait) : Result.success();
+      }
+      try {
+        return reconciler.reconcile(new Request<>(key, cache.get(key), context));
+      } finally {
+        member.release(k);
+      }
+    }).build();
   }
 
   /**
@@ -185,6 +205,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       }
       if (election == null) {
         leading = true;
+        if (shards != null) {
+          shards.start(name); // its first round enqueues the keys it owns from the cache
+        }
         core.start(); // the initial lists' keys are queued already
         scheduleResync();
       } else {
@@ -197,7 +220,11 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   @SuppressWarnings("unchecked")
   private <X extends HasMetadata> CompletableFuture<Void> startWatch(Source<X> s) {
-    EnqueueHandler<X> handler = s.handler().apply(core::add);
+    EnqueueHandler<X> handler = s.handler().apply(shards == null ? core::add : key -> {
+      if (shards.member().owns(key.toString())) {
+        core.add(key); // the others' keys are theirs: filtered at the handler
+      }
+    });
     SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
     if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
       mine.addEventHandler(handler);
@@ -211,6 +238,30 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     informer.addEventHandler(handler);
     watches.add(new Watch<>(s.type(), informer, handler, true));
     return informer.start().toCompletableFuture();
+  }
+
+  /** The keys a change of the ring gave this replica, from the cache: none is lost. */
+  private void enqueueGained(java.util.function.Predicate<String> gained) {
+    ObjectCache<R> c = cache;
+    if (c == null) {
+      return;
+    }
+    for (R object : c.list()) {
+      ObjectKey key = ObjectKey.of(object);
+      if (gained.test(key.toString())) {
+        core.add(key);
+      }
+    }
+  }
+
+  /**
+   * The members of the shard ring this replica splits the keys among now; empty if not
+   * sharded.
+   *
+   * @return the live members' identities, sorted
+   */
+  public List<String> shardMembers() {
+    return shards == null ? List.of() : shards.member().members();
   }
 
   private void contend() {
@@ -396,6 +447,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       leading = false; // the elector's report of the end finds the workers stopped
       leaderStatus.set(0);
       cancelResync();
+      if (shards != null) {
+        shards.member().leave(); // no new reconcile; the Lease goes once the running ones end
+      }
       result = core.stop(election == null || timeout.compareTo(margin()) < 0 ? timeout
           : margin());
     } finally {
@@ -409,6 +463,13 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       LeaseElector e = elector;
       if (e != null) {
         e.stop(result.completed());
+      }
+      if (shards != null) {
+        if (result.completed()) {
+          shards.leave(timeout); // the others take its keys at once, not after a lease
+        } else {
+          shards.abandon(); // reconciles still run: the others wait for the Lease to expire
+        }
       }
       closeInformers();
     } finally {

@@ -30,6 +30,7 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   EventFilter<? super R> filter;
   ObjectReconciler<R> reconciler;
   LeaderElection election;
+  Sharding sharding;
   Consumer<ControllerBuilder<ObjectKey>> options;
   ControllerMetricsProvider metrics;
   Clock clock = Clock.system();
@@ -141,6 +142,19 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
    */
   public KubernetesControllerBuilder<R> leaderElection(LeaderElection election) {
     this.election = Objects.requireNonNull(election, "election must not be null");
+    return this;
+  }
+
+  /**
+   * Active-active replicas that split the keys over a ring of Leases (see {@link Sharding}):
+   * each replica reconciles the keys rendezvous hashing gives it, and a key moves to another
+   * replica only after its previous owner finished with it. Not with {@link #leaderElection}.
+   *
+   * @param sharding the ring, this replica's identity and the durations
+   * @return this builder
+   */
+  public KubernetesControllerBuilder<R> sharding(Sharding sharding) {
+    this.sharding = Objects.requireNonNull(sharding, "sharding must not be null");
     return this;
   }
 
@@ -264,6 +278,10 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   public KubernetesController<R> build() {
     if (reconciler == null) {
       throw new IllegalStateException("reconciler must be set");
+    }
+    if (sharding != null && election != null) {
+      throw new IllegalStateException("sharding(...) and leaderElection(...) exclude each other:"
+          + " sharded replicas all work, each on its share of the keys");
     }
     for (Class<?> t : informers.keySet()) {
       if (t != type && sources.stream().noneMatch(src -> src.type() == t)) {

@@ -86,6 +86,14 @@ final class ShardMember {
    *     key (never true for a key it owned before); a no-op test when the target did not change
    */
   Predicate<String> tick() {
+    synchronized (tickLock) { // one round at a time: a leave may tick beside the ring's thread
+      return tickAlone();
+    }
+  }
+
+  private final Object tickLock = new Object();
+
+  private Predicate<String> tickAlone() {
     List<String> before;
     synchronized (this) {
       if (left) {
@@ -117,7 +125,8 @@ final class ShardMember {
         }
         log.info("shard member {} left the ring", id);
       } catch (Exception e) {
-        log.warn("shard member {}: leaving, deleting its record failed; retrying", id, e);
+        log.warn("shard member {}: leaving, deleting its record failed; retrying: {}", id,
+            e.toString());
       }
       return key -> false;
     }
@@ -145,7 +154,7 @@ final class ShardMember {
       synchronized (this) {
         confirmed = false;
       }
-      log.warn("shard member {}: writing its record failed", id, e);
+      log.warn("shard member {}: writing its record failed: {}", id, e.toString());
       changed = true;
     }
     if (changed) {
@@ -167,7 +176,7 @@ final class ShardMember {
     try {
       entries = store.list();
     } catch (Exception e) {
-      log.warn("shard member {}: reading the ring failed", id, e);
+      log.warn("shard member {}: reading the ring failed: {}", id, e.toString());
       return;
     }
     long now = clock.nanoTime();
@@ -290,6 +299,10 @@ final class ShardMember {
   /** Starts a graceful leave: nothing new starts; the record goes once nothing is in flight. */
   synchronized void leave() {
     leaving = true;
+  }
+
+  synchronized boolean isLeaving() {
+    return leaving;
   }
 
   synchronized boolean hasLeft() {

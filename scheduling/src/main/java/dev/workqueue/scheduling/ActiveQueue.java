@@ -49,6 +49,7 @@ final class ActiveQueue<K, T> {
           break;
         }
         if (popFromBackoff != null && (info = popFromBackoff.popEarly()) != null) {
+          metrics.incoming(SchedulingMetrics.ACTIVE, ClusterEvent.POP_FROM_BACKOFF);
           break;
         }
         waiters++;

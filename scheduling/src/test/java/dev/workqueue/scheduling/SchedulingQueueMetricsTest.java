@@ -107,6 +107,21 @@ class SchedulingQueueMetricsTest {
   }
 
   @Test
+  void popFromBackoff_countsAnIncomingActiveItem_labelledPopFromBackoffQ() throws Exception {
+    SchedulingQueue<String, Job> q = queue();
+    q.add(new Job("a", 0));
+    PoppedItem<String, Job> a = popNow(q);
+    q.onEvent(NODE_ADD, null, null);
+    q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    assertEquals(1, m.incoming("q", "backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    popNow(q); // activeQ empty: taken from backoffQ before its back-off is over
+    assertEquals(1, m.incoming("q", "active", ClusterEvent.POP_FROM_BACKOFF),
+        "kube-scheduler counts scheduler_queue_incoming_pods_total{queue=active,"
+            + " event=PopFromBackoffQ} for every pod its pop takes from backoffQ");
+    assertEquals(1, m.incoming("q", "active", ClusterEvent.ITEM_ADD));
+  }
+
+  @Test
   void unnamedQueue_recordsNothing() throws Exception {
     SchedulingQueue<String, Job> q = Fixtures.builder(clock).metricsProvider(m).build();
     q.add(new Job("a", 0));

@@ -243,6 +243,9 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
         if (s.ordinal() > strategy.ordinal()) {
           strategy = s;
           label = e.label();
+          if (Registrations.isSettled(info, strategy)) {
+            break;
+          }
         }
       }
     }

@@ -212,7 +212,11 @@ final class QueueMover<K, T> {
     }
   }
 
-  /** Where a failed item goes, judged by the events logged during its attempt. */
+  /**
+   * Where a failed item goes, judged by the events logged during its attempt, oldest first;
+   * stops at the first event that {@linkplain Registrations#isSettled settles} it (kube's
+   * {@code determineSchedulingHintForInFlightPod}).
+   */
   RequeueStrategy strategyAfterFailure(QueuedItemInfo<K, T> info,
       InFlightLog.EventsSince<K> events) {
     if (!info.hasRejectors()) {
@@ -220,11 +224,11 @@ final class QueueMover<K, T> {
     }
     RequeueStrategy strategy = events.lost() ? RequeueStrategy.AFTER_BACKOFF : RequeueStrategy.SKIP;
     for (InFlightLog.Logged<K> e : events.events()) {
+      if (Registrations.isSettled(info, strategy)) {
+        break; // also when lost events already said "after back-off" and nothing is pending
+      }
       strategy = strategy.strongest(
           registrations.evaluate(info, e.event(), e.oldObj(), e.newObj()));
-      if (strategy == RequeueStrategy.IMMEDIATELY) {
-        break;
-      }
     }
     return strategy;
   }

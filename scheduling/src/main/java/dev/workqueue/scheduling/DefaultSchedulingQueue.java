@@ -309,7 +309,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
           unlockInner();
         }
         if (fromBackoff != null) {
-          mover.moveToActive(fromBackoff, label, now, false);
+          mover.backoffToActive(fromBackoff, label, now);
         } else {
           QueuedItemInfo<K, T> pooled = pool.remove(key);
           if (pooled != null) {

@@ -122,6 +122,23 @@ class SchedulingQueueMetricsTest {
   }
 
   @Test
+  void failureWorthRetrying_withItsGateClosed_countsAsGated_notAsBackoff() throws Exception {
+    SchedulingQueue<String, Job> q = queue();
+    gateOpen = true;
+    q.add(new Job("g1", 0));
+    PoppedItem<String, Job> g1 = popNow(q);
+    q.onEvent(NODE_ADD, null, null); // logged: fit's hint says QUEUE
+    gateOpen = false;
+    q.requeueFailed(g1, Rejectors.unschedulable("fit"));
+    assertPending(0, 0, 0, 1);
+    assertEquals(0, m.incoming("q", "backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(1,
+        m.incoming("q", "unschedulable", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(1.0, m.rejectedBy("q", "quota"));
+    assertEquals(0.0, m.rejectedBy("q", "fit"));
+  }
+
+  @Test
   void unnamedQueue_recordsNothing() throws Exception {
     SchedulingQueue<String, Job> q = Fixtures.builder(clock).metricsProvider(m).build();
     q.add(new Job("a", 0));

@@ -231,4 +231,73 @@ class SchedulingQueueMovesTest {
         + " the first QUEUE settles it");
     assertEquals("activeQ:0; backoffQ:1; unschedulable:0", q.pending().summary());
   }
+  // ---------------------------------------------------------------- gates on the way into backoffQ
+
+  @Test
+  void failureWorthRetrying_whoseGateClosedDuringTheAttempt_isGated_notPutInBackoffQ()
+      throws Exception {
+    boolean[] open = {true};
+    SchedulingQueue<String, Job> q = builder(clock)
+        .hint("fit", NODE_ADD)
+        .gate(Gate.of("quota", j -> open[0], VOLUME_ADD))
+        .build();
+    q.add(new Job("a", 0));
+    PoppedItem<String, Job> p = popNow(q);
+    q.onEvent(NODE_ADD, null, null); // worth retrying after back-off
+    open[0] = false;
+    q.requeueFailed(p, Rejectors.unschedulable("fit"));
+    assertEquals("activeQ:0; backoffQ:0; unschedulable:1", q.pending().summary(),
+        "kube's moveToBackoffQ runs the PreEnqueue plugins first: a pop must not find it");
+    open[0] = true;
+    q.onEvent(VOLUME_ADD, null, null);
+    assertEquals("a", popNow(q).key());
+  }
+
+  @Test
+  void errorWhileTheGateIsClosed_isGated_notPutInBackoffQ() throws Exception {
+    boolean[] open = {true};
+    SchedulingQueue<String, Job> q = builder(clock)
+        .gate(Gate.of("quota", j -> open[0], VOLUME_ADD))
+        .build();
+    q.add(new Job("a", 0));
+    PoppedItem<String, Job> p = popNow(q);
+    open[0] = false;
+    q.requeueFailed(p, Rejectors.none());
+    assertEquals("activeQ:0; backoffQ:0; unschedulable:1", q.pending().summary());
+  }
+
+  @Test
+  void updateWhoseHintSaysQueue_whileBackingOff_withTheGateClosed_isGated() throws Exception {
+    boolean[] open = {true};
+    SchedulingQueue<String, Job> q = builder(clock)
+        .hint("self", ClusterEvent.ITEM_UPDATE)
+        .gate(Gate.of("quota", j -> open[0], VOLUME_ADD))
+        .build();
+    q.add(new Job("a", 0));
+    q.requeueFailed(popNow(q), Rejectors.unschedulable("self")); // no event: pooled
+    open[0] = false;
+    q.update(new Job("a", 0), new Job("a", 0, 1)); // QUEUE, still backing off
+    assertEquals("activeQ:0; backoffQ:0; unschedulable:1", q.pending().summary());
+  }
+
+  @Test
+  void withPopFromBackoff_gatesRunOnTheWayIntoBackoffQ_notAgainOnTheWayOut() throws Exception {
+    boolean[] open = {true};
+    List<String> checked = new ArrayList<>();
+    SchedulingQueue<String, Job> q = builder(clock)
+        .hint("fit", NODE_ADD)
+        .gate(Gate.of("quota", j -> checked.add(j.id()) && open[0], VOLUME_ADD))
+        .build();
+    q.add(new Job("a", 0));
+    q.add(new Job("b", 0));
+    PoppedItem<String, Job> a = popNow(q);
+    q.onEvent(NODE_ADD, null, null);
+    q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    assertEquals(List.of("a", "b", "a"), checked, "on add, add, and into backoffQ");
+    open[0] = false;
+    stepSeconds(clock, 2); // back-off over: the flush moves a to activeQ without the gates,
+    // as kube's flushBackoffQCompleted does (it could have been popped from backoffQ anyway)
+    assertEquals(List.of("a", "b", "a"), checked);
+    assertEquals("activeQ:2; backoffQ:0; unschedulable:0", q.pending().summary());
+  }
 }

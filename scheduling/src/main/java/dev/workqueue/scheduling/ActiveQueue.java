@@ -62,7 +62,8 @@ final class ActiveQueue<K, T> {
       info.attempts = QueuedItemInfo.saturatedIncrement(info.attempts);
       cycle++;
       inFlight.start(info, cycle);
-      return Optional.of(new PoppedItem<>(info.item, info.key, cycle, info.attempts));
+      return Optional.of(
+          new PoppedItem<>(info.item, info.key, cycle, info.attempts, info.lastRejectors));
     } finally {
       lock.unlock();
     }

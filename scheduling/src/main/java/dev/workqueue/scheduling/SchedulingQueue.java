@@ -1,6 +1,7 @@
 package dev.workqueue.scheduling;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -157,6 +158,53 @@ public interface SchedulingQueue<K, T> {
    *     not included
    */
   Pending<T> pending();
+
+  /**
+   * Where the item with this key is, and what that part knows about it (kube-scheduler's
+   * {@code GetPod}, which here also finds items in flight): activeQ; backoffQ with the end of
+   * its back-off; the pool with its rejectors, or held by a gate with the gate's name; in
+   * flight with the attempt's id. Takes the main lock, so it waits while hints or gates run.
+   *
+   * <pre>{@code
+   * ItemStatus<String, Job> s = queue.lookup("job-7").orElseThrow();
+   * switch (s.part()) {
+   *   case BACKOFF -> retryAt(((ItemStatus.BackingOff<String, Job>) s).expiry());
+   *   case UNSCHEDULABLE -> explain(((ItemStatus.Unschedulable<String, Job>) s).rejectors());
+   *   default -> { }
+   * }
+   * }</pre>
+   *
+   * @param key the key, as the builder's key function gives it
+   * @return an immutable snapshot of the item's state, or empty if the queue does not know the
+   *     key (never added, deleted, or popped and ended by {@code done}); a closed queue
+   *     still answers
+   * @throws NullPointerException if {@code key} is null
+   */
+  Optional<ItemStatus<K, T>> lookup(K key);
+
+  /**
+   * How many items each part holds, counted at one moment. Takes the main lock.
+   *
+   * @return the counts; unlike {@link Pending#summary}, gated items and items in flight are
+   *     counted apart
+   */
+  QueueCounts counts();
+
+  /**
+   * The items in flight (kube-scheduler's {@code InFlightPods}), with their attempt ids. Takes
+   * only the activeQ lock, so it never waits for a hint.
+   *
+   * @return an immutable list in pop order, oldest attempt first; empty if none
+   */
+  List<ItemStatus.InFlight<K, T>> inFlight();
+
+  /**
+   * The items in activeQ (kube-scheduler's {@code PodsInActiveQ}). Copies them under the
+   * activeQ lock only, then sorts the copy outside it.
+   *
+   * @return an immutable list, head first: the order in which {@code pop} would take them
+   */
+  List<ItemSnapshot<K, T>> activeItems();
 
   /**
    * The number of pops so far: the id of the latest attempt.

@@ -61,8 +61,10 @@ public interface SchedulingQueue<K, T> {
   /**
    * Takes the head of activeQ, blocking while activeQ is empty. With pop-from-backoff on, an
    * empty activeQ hands out the head of backoffQ instead, even before its back-off is over
-   * (never an item whose last failure was an error). Counts an attempt and a scheduling cycle
-   * and records the item as in flight. Does not take the main lock.
+   * (never an item whose last failure was an error; counted in
+   * {@code queue_incoming_items_total{queue=active, event=PopFromBackoffQ}}). Counts an
+   * attempt and a scheduling cycle and records the item as in flight. Does not take the main
+   * lock.
    *
    * @return the item and this attempt's id; empty once the queue is closed (also for a
    *     {@code pop} blocked at the time)
@@ -76,7 +78,9 @@ public interface SchedulingQueue<K, T> {
    * during the attempt: no rejector → after back-off; else the hints of the rejectors: none
    * says QUEUE → the pool; an unschedulable rejector says QUEUE → after back-off; a pending
    * rejector says QUEUE → activeQ at once. "After back-off" means backoffQ while backing
-   * off, else activeQ. An item deleted during the attempt is dropped.
+   * off, else activeQ; either way through the gates when pop-from-backoff is on (a closed
+   * gate parks the item in the pool, gated). The replay stops at the first event that settles
+   * the answer. An item deleted during the attempt is dropped.
    *
    * @param popped the handle {@link #pop} returned for this attempt
    * @param rejectors what said no ({@link Rejectors#none()} for an error); decides the
@@ -152,7 +156,8 @@ public interface SchedulingQueue<K, T> {
 
   /**
    * A snapshot of the waiting items with the summary
-   * {@code activeQ:N; backoffQ:N; unschedulable:N}.
+   * {@code activeQ:N; backoffQ:N; unschedulable:N}, for humans; programs ask
+   * {@link #lookup}, {@link #counts}, {@link #inFlight} or {@link #activeItems}.
    *
    * @return the items of activeQ, backoffQ and the pool, in that order; items in flight are
    *     not included

@@ -70,7 +70,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     this.mover = new QueueMover<>(lock, clock, policy, active, backoff, pool, registrations,
         metrics, b.maxStayInPoolNanos, b.popFromBackoff);
     this.updateEvents = b.updateEvents;
-    this.lookups = new QueueLookups<>(lock, active, backoff, pool, activeOrder);
+    this.lookups = new QueueLookups<>(lock, mover, active, backoff, pool, activeOrder);
   }
 
   // ---------------------------------------------------------------- operations

@@ -17,14 +17,17 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class QueueLookups<K, T> {
   private final ReentrantLock mainLock;
+  private final QueueMover<K, T> mover;
   private final ActiveQueue<K, T> active;
   private final BackoffQueue<K, T> backoff;
   private final UnschedulablePool<K, T> pool;
   private final Comparator<QueuedItem<K, T>> activeOrder;
 
-  QueueLookups(ReentrantLock mainLock, ActiveQueue<K, T> active, BackoffQueue<K, T> backoff,
-      UnschedulablePool<K, T> pool, Comparator<QueuedItem<K, T>> activeOrder) {
+  QueueLookups(ReentrantLock mainLock, QueueMover<K, T> mover, ActiveQueue<K, T> active,
+      BackoffQueue<K, T> backoff, UnschedulablePool<K, T> pool,
+      Comparator<QueuedItem<K, T>> activeOrder) {
     this.mainLock = mainLock;
+    this.mover = mover;
     this.active = active;
     this.backoff = backoff;
     this.pool = pool;
@@ -34,16 +37,14 @@ final class QueueLookups<K, T> {
   Optional<ItemStatus<K, T>> lookup(K key) {
     mainLock.lock();
     try {
-      active.lock.lock();
-      backoff.lock.lock();
+      mover.lockInner();
       try {
         ItemStatus<K, T> status = queuedStatus(key);
         if (status != null) {
           return Optional.of(status);
         }
       } finally {
-        backoff.lock.unlock();
-        active.lock.unlock();
+        mover.unlockInner();
       }
       QueuedItemInfo<K, T> pooled = pool.get(key);
       if (pooled == null) {
@@ -75,15 +76,13 @@ final class QueueLookups<K, T> {
   QueueCounts counts() {
     mainLock.lock();
     try {
-      active.lock.lock();
-      backoff.lock.lock();
+      mover.lockInner();
       try {
         int gated = pool.gatedCount();
         return new QueueCounts(active.size(), backoff.size(), pool.size() - gated, gated,
             active.inFlight().attemptCount());
       } finally {
-        backoff.lock.unlock();
-        active.lock.unlock();
+        mover.unlockInner();
       }
     } finally {
       mainLock.unlock();

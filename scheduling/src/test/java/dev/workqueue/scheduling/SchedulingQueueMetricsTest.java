@@ -94,13 +94,19 @@ class SchedulingQueueMetricsTest {
     assertEquals(1, m.incoming("q", "active", ClusterEvent.FORCE_ACTIVATE.label()));
   }
 
-  @Test
-  void popFromBackoff_updatesTheBackoffGauge() throws Exception {
+  /** Adds {@code a}, pops it and fails it while fit's event arrives: backoffQ, backing off. */
+  private SchedulingQueue<String, Job> withOneItemInBackoff() throws InterruptedException {
     SchedulingQueue<String, Job> q = queue();
     q.add(new Job("a", 0));
     PoppedItem<String, Job> a = popNow(q);
     q.onEvent(NODE_ADD, null, null);
     q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    return q;
+  }
+
+  @Test
+  void popFromBackoff_updatesTheBackoffGauge() throws Exception {
+    SchedulingQueue<String, Job> q = withOneItemInBackoff();
     assertPending(0, 1, 0, 0);
     popNow(q);
     assertPending(0, 0, 0, 0);
@@ -108,11 +114,7 @@ class SchedulingQueueMetricsTest {
 
   @Test
   void popFromBackoff_countsAnIncomingActiveItem_labelledPopFromBackoffQ() throws Exception {
-    SchedulingQueue<String, Job> q = queue();
-    q.add(new Job("a", 0));
-    PoppedItem<String, Job> a = popNow(q);
-    q.onEvent(NODE_ADD, null, null);
-    q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    SchedulingQueue<String, Job> q = withOneItemInBackoff();
     assertEquals(1, m.incoming("q", "backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
     popNow(q); // activeQ empty: taken from backoffQ before its back-off is over
     assertEquals(1, m.incoming("q", "active", ClusterEvent.POP_FROM_BACKOFF),

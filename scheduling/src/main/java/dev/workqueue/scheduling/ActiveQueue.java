@@ -49,6 +49,7 @@ final class ActiveQueue<K, T> {
           break;
         }
         if (popFromBackoff != null && (info = popFromBackoff.popEarly()) != null) {
+          metrics.incoming(SchedulingMetrics.ACTIVE, ClusterEvent.POP_FROM_BACKOFF);
           break;
         }
         waiters++;
@@ -61,7 +62,8 @@ final class ActiveQueue<K, T> {
       info.attempts = QueuedItemInfo.saturatedIncrement(info.attempts);
       cycle++;
       inFlight.start(info, cycle);
-      return Optional.of(new PoppedItem<>(info.item, info.key, cycle, info.attempts));
+      return Optional.of(
+          new PoppedItem<>(info.item, info.key, cycle, info.attempts, info.lastRejectors));
     } finally {
       lock.unlock();
     }

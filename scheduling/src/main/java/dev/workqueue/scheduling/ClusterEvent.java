@@ -44,6 +44,12 @@ public record ClusterEvent(Resource resource, int actions, String label) {
   public static final String BACKOFF_COMPLETE = "BackoffComplete";
 
   /**
+   * The label of the items a {@link SchedulingQueue#pop} takes from backoffQ because activeQ
+   * is empty (pop-from-backoff): counted as entering activeQ, as kube-scheduler counts them.
+   */
+  public static final String POP_FROM_BACKOFF = "PopFromBackoffQ";
+
+  /**
    * The event of {@link SchedulingQueue#activate}: its moves to activeQ carry this label, and
    * an item activated while in flight finds it logged at its {@code requeueFailed}, where, as
    * every wildcard, it sends the item back after back-off without asking the hints.

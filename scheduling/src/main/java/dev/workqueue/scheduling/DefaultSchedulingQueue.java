@@ -41,12 +41,13 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
   private final ReentrantLock lock = new ReentrantLock();
   private final Clock clock;
   private final Function<? super T, ? extends K> keyFunction;
-  private final Comparator<QueuedItemInfo<K, T>> activeOrder;
+  private final Comparator<QueuedItem<K, T>> activeOrder;
   private final ActiveQueue<K, T> active;
   private final BackoffQueue<K, T> backoff;
   private final UnschedulablePool<K, T> pool;
   private final Registrations<T> registrations;
   private final QueueMover<K, T> mover;
+  private final QueueLookups<K, T> lookups;
   private final BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents;
 
   // Guarded by lock.
@@ -69,6 +70,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     this.mover = new QueueMover<>(lock, clock, policy, active, backoff, pool, registrations,
         metrics, b.maxStayInPoolNanos, b.popFromBackoff);
     this.updateEvents = b.updateEvents;
+    this.lookups = new QueueLookups<>(lock, mover, active, backoff, pool, activeOrder);
   }
 
   // ---------------------------------------------------------------- operations
@@ -243,6 +245,9 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
         if (s.ordinal() > strategy.ordinal()) {
           strategy = s;
           label = e.label();
+          if (Registrations.isSettled(info, strategy)) {
+            break;
+          }
         }
       }
     }
@@ -306,7 +311,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
           unlockInner();
         }
         if (fromBackoff != null) {
-          mover.moveToActive(fromBackoff, label, now, false);
+          mover.backoffToActive(fromBackoff, label, now);
         } else {
           QueuedItemInfo<K, T> pooled = pool.remove(key);
           if (pooled != null) {
@@ -361,6 +366,27 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     } finally {
       lock.unlock();
     }
+  }
+
+  @Override
+  public Optional<ItemStatus<K, T>> lookup(K key) {
+    Checks.nonNull(key, "key");
+    return lookups.lookup(key);
+  }
+
+  @Override
+  public QueueCounts counts() {
+    return lookups.counts();
+  }
+
+  @Override
+  public List<ItemStatus.InFlight<K, T>> inFlight() {
+    return lookups.inFlight();
+  }
+
+  @Override
+  public List<ItemSnapshot<K, T>> activeItems() {
+    return lookups.activeItems();
   }
 
   @Override

@@ -58,7 +58,7 @@ final class QueueMover<K, T> {
       case SKIP -> toPool(info, label, now, fromPool);
       case AFTER_BACKOFF -> {
         if (policy.isBackingOff(info, now)) {
-          toBackoff(info, label, now);
+          toBackoff(info, label, now, fromPool);
         } else {
           moveToActive(info, label, now, fromPool);
         }
@@ -70,14 +70,43 @@ final class QueueMover<K, T> {
 
   /** Runs the gates: activeQ if all admit, else the pool marked gated. */
   void moveToActive(QueuedItemInfo<K, T> info, String label, long now, boolean fromPool) {
-    String closedGate = registrations.firstClosedGate(info);
-    if (closedGate != null) {
-      info.gated = true;
-      info.lastFailedGate = closedGate;
-      toPool(info, label, now, fromPool);
-      return;
+    if (!gatedIntoPool(info, label, now, fromPool)) {
+      addToActive(info, label, now);
     }
-    info.gated = false;
+  }
+
+  /**
+   * Moves an item just taken out of backoffQ to activeQ. With pop-from-backoff the gates ran
+   * when it entered backoffQ, where a {@code pop} could have taken it as it was, so they are
+   * not run again (kube's {@code moveToActiveQ} with {@code movesFromBackoffQ}); without it
+   * they run now.
+   */
+  void backoffToActive(QueuedItemInfo<K, T> info, String label, long now) {
+    if (popFromBackoff) {
+      addToActive(info, label, now);
+    } else {
+      moveToActive(info, label, now, false);
+    }
+  }
+
+  /**
+   * Runs the gates, the one that failed last first. If one holds the item, parks it in the
+   * pool marked gated and returns true; else clears the mark and returns false.
+   */
+  private boolean gatedIntoPool(QueuedItemInfo<K, T> info, String label, long now,
+      boolean fromPool) {
+    String closedGate = registrations.firstClosedGate(info);
+    if (closedGate == null) {
+      info.gated = false;
+      return false;
+    }
+    info.gated = true;
+    info.lastFailedGate = closedGate;
+    toPool(info, label, now, fromPool);
+    return true;
+  }
+
+  private void addToActive(QueuedItemInfo<K, T> info, String label, long now) {
     active.lock.lock();
     try {
       active.add(info, now);
@@ -87,7 +116,14 @@ final class QueueMover<K, T> {
     metrics.incoming(SchedulingMetrics.ACTIVE, label);
   }
 
-  void toBackoff(QueuedItemInfo<K, T> info, String label, long now) {
+  /**
+   * backoffQ; with pop-from-backoff, through the gates first (kube's {@code moveToBackoffQ}):
+   * a {@code pop} may hand out backoffQ's head, so an item a gate holds must not be there.
+   */
+  void toBackoff(QueuedItemInfo<K, T> info, String label, long now, boolean fromPool) {
+    if (popFromBackoff && gatedIntoPool(info, label, now, fromPool)) {
+      return;
+    }
     lockInner();
     try {
       backoff.add(info);
@@ -163,7 +199,7 @@ final class QueueMover<K, T> {
         backoff.lock.unlock();
       }
       for (QueuedItemInfo<K, T> info : completed) {
-        moveToActive(info, ClusterEvent.BACKOFF_COMPLETE, now, false);
+        backoffToActive(info, ClusterEvent.BACKOFF_COMPLETE, now);
       }
       scheduleBackoffFlush(now);
     } finally {
@@ -212,7 +248,11 @@ final class QueueMover<K, T> {
     }
   }
 
-  /** Where a failed item goes, judged by the events logged during its attempt. */
+  /**
+   * Where a failed item goes, judged by the events logged during its attempt, oldest first;
+   * stops at the first event that {@linkplain Registrations#isSettled settles} it (kube's
+   * {@code determineSchedulingHintForInFlightPod}).
+   */
   RequeueStrategy strategyAfterFailure(QueuedItemInfo<K, T> info,
       InFlightLog.EventsSince<K> events) {
     if (!info.hasRejectors()) {
@@ -220,11 +260,11 @@ final class QueueMover<K, T> {
     }
     RequeueStrategy strategy = events.lost() ? RequeueStrategy.AFTER_BACKOFF : RequeueStrategy.SKIP;
     for (InFlightLog.Logged<K> e : events.events()) {
+      if (Registrations.isSettled(info, strategy)) {
+        break; // also when lost events already said "after back-off" and nothing is pending
+      }
       strategy = strategy.strongest(
           registrations.evaluate(info, e.event(), e.oldObj(), e.newObj()));
-      if (strategy == RequeueStrategy.IMMEDIATELY) {
-        break;
-      }
     }
     return strategy;
   }

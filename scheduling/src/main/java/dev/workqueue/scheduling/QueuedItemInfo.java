@@ -23,6 +23,8 @@ final class QueuedItemInfo<K, T> implements QueuedItem<K, T> {
   /** When the item first entered activeQ; valid while {@link #hasInitialAttempt}. */
   long initialAttemptTime;
   boolean hasInitialAttempt;
+  /** What said no at the last failure; its two sets are also kept apart, below. */
+  Rejectors lastRejectors = Rejectors.none();
   Set<String> unschedulableRejectors = Set.of();
   Set<String> pendingRejectors = Set.of();
   /** In the pool because a gate said no. */
@@ -91,12 +93,19 @@ final class QueuedItemInfo<K, T> implements QueuedItem<K, T> {
       unschedulableCount = saturatedIncrement(unschedulableCount);
       consecutiveErrors = 0;
     }
+    lastRejectors = rejectors;
     unschedulableRejectors = rejectors.unschedulable();
     pendingRejectors = rejectors.pending();
     timestamp = now;
     sequence = newSequence;
     hasBackoffExpiry = false;
     flushed = false;
+  }
+
+  /** An immutable copy of the item and its counters; the caller holds the owning lock. */
+  ItemSnapshot<K, T> snapshot() {
+    return new ItemSnapshot<>(item, key, timestamp, sequence, attempts, unschedulableCount,
+        consecutiveErrors, lastRejectors);
   }
 
   /** The start of the item's stay in the pool: the later of its timestamp and last flush. */

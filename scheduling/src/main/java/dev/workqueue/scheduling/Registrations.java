@@ -57,6 +57,11 @@ final class Registrations<T> {
    * back-off without asking the hints, as kube-scheduler does; otherwise the hints of the item's
    * rejectors registered for a matching event: a pending rejector's QUEUE → at once, an
    * unschedulable rejector's QUEUE → after back-off, none → skip.
+   *
+   * <p>The hints are asked in registration order and the asking stops as soon as the answer
+   * is {@linkplain #isSettled settled} (kube-scheduler's {@code isPodWorthRequeuing}): at the
+   * first QUEUE when the item has no pending rejector, else at the first pending rejector's
+   * QUEUE. A hint with side effects or a cost is called no more often than that.
    */
   RequeueStrategy evaluate(QueuedItemInfo<?, T> info, ClusterEvent event, Object oldObj,
       Object newObj) {
@@ -71,12 +76,23 @@ final class Registrations<T> {
       if (call(h, info.item, oldObj, newObj) == QueueingHint.SKIP) {
         continue;
       }
-      if (info.pendingRejectors.contains(h.rejector())) {
-        return RequeueStrategy.IMMEDIATELY;
+      strategy = info.pendingRejectors.contains(h.rejector())
+          ? RequeueStrategy.IMMEDIATELY : RequeueStrategy.AFTER_BACKOFF;
+      if (isSettled(info, strategy)) {
+        return strategy;
       }
-      strategy = RequeueStrategy.AFTER_BACKOFF;
     }
     return strategy;
+  }
+
+  /**
+   * Whether no further hint or event can make {@code strategy} stronger for {@code info}: it
+   * is IMMEDIATELY, or AFTER_BACKOFF for an item without a pending rejector (only a pending
+   * rejector's QUEUE can make it IMMEDIATELY).
+   */
+  static boolean isSettled(QueuedItemInfo<?, ?> info, RequeueStrategy strategy) {
+    return strategy == RequeueStrategy.IMMEDIATELY
+        || (strategy == RequeueStrategy.AFTER_BACKOFF && info.pendingRejectors.isEmpty());
   }
 
   private QueueingHint call(Hint<T> h, T item, Object oldObj, Object newObj) {

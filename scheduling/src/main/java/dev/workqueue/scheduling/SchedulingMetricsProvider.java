@@ -53,8 +53,9 @@ public interface SchedulingMetricsProvider {
    * @param name the queue's name ({@link SchedulingQueueBuilder#name})
    * @param queueLabel {@code active}, {@code backoff} or {@code unschedulable}
    * @param event the label of the event that moved the items: a {@link ClusterEvent#label},
-   *     {@link ClusterEvent#ITEM_ADD}, {@link ClusterEvent#BACKOFF_COMPLETE} or
-   *     {@code ScheduleAttemptFailure}
+   *     {@link ClusterEvent#ITEM_ADD}, {@link ClusterEvent#BACKOFF_COMPLETE},
+   *     {@link ClusterEvent#POP_FROM_BACKOFF} (queue {@code active}: a {@code pop} that took
+   *     the item from backoffQ) or {@code ScheduleAttemptFailure}
    * @return the counter, incremented once per item
    */
   Counter newIncomingItemsMetric(String name, String queueLabel, String event);

@@ -1,6 +1,7 @@
 package dev.workqueue.scheduling;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -60,8 +61,10 @@ public interface SchedulingQueue<K, T> {
   /**
    * Takes the head of activeQ, blocking while activeQ is empty. With pop-from-backoff on, an
    * empty activeQ hands out the head of backoffQ instead, even before its back-off is over
-   * (never an item whose last failure was an error). Counts an attempt and a scheduling cycle
-   * and records the item as in flight. Does not take the main lock.
+   * (never an item whose last failure was an error; counted in
+   * {@code queue_incoming_items_total{queue=active, event=PopFromBackoffQ}}). Counts an
+   * attempt and a scheduling cycle and records the item as in flight. Does not take the main
+   * lock.
    *
    * @return the item and this attempt's id; empty once the queue is closed (also for a
    *     {@code pop} blocked at the time)
@@ -75,7 +78,9 @@ public interface SchedulingQueue<K, T> {
    * during the attempt: no rejector → after back-off; else the hints of the rejectors: none
    * says QUEUE → the pool; an unschedulable rejector says QUEUE → after back-off; a pending
    * rejector says QUEUE → activeQ at once. "After back-off" means backoffQ while backing
-   * off, else activeQ. An item deleted during the attempt is dropped.
+   * off, else activeQ; either way through the gates when pop-from-backoff is on (a closed
+   * gate parks the item in the pool, gated). The replay stops at the first event that settles
+   * the answer. An item deleted during the attempt is dropped.
    *
    * @param popped the handle {@link #pop} returned for this attempt
    * @param rejectors what said no ({@link Rejectors#none()} for an error); decides the
@@ -151,12 +156,60 @@ public interface SchedulingQueue<K, T> {
 
   /**
    * A snapshot of the waiting items with the summary
-   * {@code activeQ:N; backoffQ:N; unschedulable:N}.
+   * {@code activeQ:N; backoffQ:N; unschedulable:N}, for humans; programs ask
+   * {@link #lookup}, {@link #counts}, {@link #inFlight} or {@link #activeItems}.
    *
    * @return the items of activeQ, backoffQ and the pool, in that order; items in flight are
    *     not included
    */
   Pending<T> pending();
+
+  /**
+   * Where the item with this key is, and what that part knows about it (kube-scheduler's
+   * {@code GetPod}, which here also finds items in flight): activeQ; backoffQ with the end of
+   * its back-off; the pool with its rejectors, or held by a gate with the gate's name; in
+   * flight with the attempt's id. Takes the main lock, so it waits while hints or gates run.
+   *
+   * <pre>{@code
+   * ItemStatus<String, Job> s = queue.lookup("job-7").orElseThrow();
+   * switch (s.part()) {
+   *   case BACKOFF -> retryAt(((ItemStatus.BackingOff<String, Job>) s).expiry());
+   *   case UNSCHEDULABLE -> explain(((ItemStatus.Unschedulable<String, Job>) s).rejectors());
+   *   default -> { }
+   * }
+   * }</pre>
+   *
+   * @param key the key, as the builder's key function gives it
+   * @return an immutable snapshot of the item's state, or empty if the queue does not know the
+   *     key (never added, deleted, or popped and ended by {@code done}); a closed queue
+   *     still answers
+   * @throws NullPointerException if {@code key} is null
+   */
+  Optional<ItemStatus<K, T>> lookup(K key);
+
+  /**
+   * How many items each part holds, counted at one moment. Takes the main lock.
+   *
+   * @return the counts; unlike {@link Pending#summary}, gated items and items in flight are
+   *     counted apart
+   */
+  QueueCounts counts();
+
+  /**
+   * The items in flight (kube-scheduler's {@code InFlightPods}), with their attempt ids. Takes
+   * only the activeQ lock, so it never waits for a hint.
+   *
+   * @return an immutable list in pop order, oldest attempt first; empty if none
+   */
+  List<ItemStatus.InFlight<K, T>> inFlight();
+
+  /**
+   * The items in activeQ (kube-scheduler's {@code PodsInActiveQ}). Copies them under the
+   * activeQ lock only, then sorts the copy outside it.
+   *
+   * @return an immutable list, head first: the order in which {@code pop} would take them
+   */
+  List<ItemSnapshot<K, T>> activeItems();
 
   /**
    * The number of pops so far: the id of the latest attempt.

@@ -323,7 +323,7 @@ public final class SchedulingQueueBuilder<K, T> {
     return new DefaultSchedulingQueue<>(this);
   }
 
-  Comparator<QueuedItemInfo<K, T>> activeOrder() {
+  Comparator<QueuedItem<K, T>> activeOrder() {
     Comparator<QueuedItem<K, T>> base;
     if (comparator != null) {
       base = (a, b) -> comparator.compare(a, b);

@@ -81,6 +81,11 @@ final class UnschedulablePool<K, T> {
     return items.get(key);
   }
 
+  /** The pooled items a gate holds. */
+  int gatedCount() {
+    return gated;
+  }
+
   int size() {
     return items.size();
   }

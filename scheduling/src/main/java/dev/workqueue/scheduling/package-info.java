@@ -93,5 +93,15 @@ package dev.workqueue.scheduling;
  * Gates run before an item may enter activeQ (on add, on every move to activeQ); a closed
  * gate parks the item in the pool marked gated, and only that gate's events, an update of
  * the item, activate() or the timeout flush look at it again. The gate that failed last
- * runs first next time, since it is the one most likely to fail again.
+ * runs first next time, since it is the one most likely to fail again. With pop-from-backoff
+ * a pop may take backoffQ's head, so backoffQ is a way into "about to be popped" too: the
+ * gates run on the way into backoffQ (kube's moveToBackoffQ) and not again on the way from
+ * backoffQ to activeQ. Without pop-from-backoff they run on that second move instead. Either
+ * way, no item reaches pop without passing the gates.
+ *
+ * Hints are asked in registration order and the asking stops once the answer is settled:
+ * at a pending rejector's QUEUE (at once), or at the first QUEUE of an item without a
+ * pending rejector (after back-off; nothing could make it stronger). The replay of the
+ * events logged during an attempt stops at the same point (kube's isPodWorthRequeuing and
+ * determineSchedulingHintForInFlightPod).
  */

@@ -37,4 +37,19 @@ class NullArgumentsTest {
     tester.testAllPublicStaticMethods(ClusterEvent.class);
     tester.testAllPublicStaticMethods(Resource.class);
   }
+
+  @Test
+  void lookupTypes_rejectNull() {
+    NullPointerTester t = tester.setDefault(Rejectors.class, Rejectors.none())
+        .setDefault(ItemSnapshot.class,
+            new ItemSnapshot<>("a", "a", 0, 0, 0, 0, 0, Rejectors.none()));
+    t.testAllPublicConstructors(ItemSnapshot.class);
+    t.testAllPublicConstructors(PoppedItem.class);
+    t.testAllPublicConstructors(ItemStatus.Active.class);
+    t.testAllPublicConstructors(ItemStatus.BackingOff.class);
+    t.testAllPublicConstructors(ItemStatus.Unschedulable.class);
+    t.testAllPublicConstructors(ItemStatus.Gated.class);
+    t.testAllPublicConstructors(ItemStatus.InFlight.class);
+    t.testAllPublicInstanceMethods(new QueueCounts(0, 0, 0, 0, 0));
+  }
 }

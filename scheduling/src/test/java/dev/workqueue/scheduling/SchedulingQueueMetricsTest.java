@@ -94,16 +94,50 @@ class SchedulingQueueMetricsTest {
     assertEquals(1, m.incoming("q", "active", ClusterEvent.FORCE_ACTIVATE.label()));
   }
 
-  @Test
-  void popFromBackoff_updatesTheBackoffGauge() throws Exception {
+  /** Adds {@code a}, pops it and fails it while fit's event arrives: backoffQ, backing off. */
+  private SchedulingQueue<String, Job> withOneItemInBackoff() throws InterruptedException {
     SchedulingQueue<String, Job> q = queue();
     q.add(new Job("a", 0));
     PoppedItem<String, Job> a = popNow(q);
     q.onEvent(NODE_ADD, null, null);
     q.requeueFailed(a, Rejectors.unschedulable("fit"));
+    return q;
+  }
+
+  @Test
+  void popFromBackoff_updatesTheBackoffGauge() throws Exception {
+    SchedulingQueue<String, Job> q = withOneItemInBackoff();
     assertPending(0, 1, 0, 0);
     popNow(q);
     assertPending(0, 0, 0, 0);
+  }
+
+  @Test
+  void popFromBackoff_countsAnIncomingActiveItem_labelledPopFromBackoffQ() throws Exception {
+    SchedulingQueue<String, Job> q = withOneItemInBackoff();
+    assertEquals(1, m.incoming("q", "backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    popNow(q); // activeQ empty: taken from backoffQ before its back-off is over
+    assertEquals(1, m.incoming("q", "active", ClusterEvent.POP_FROM_BACKOFF),
+        "kube-scheduler counts scheduler_queue_incoming_pods_total{queue=active,"
+            + " event=PopFromBackoffQ} for every pod its pop takes from backoffQ");
+    assertEquals(1, m.incoming("q", "active", ClusterEvent.ITEM_ADD));
+  }
+
+  @Test
+  void failureWorthRetrying_withItsGateClosed_countsAsGated_notAsBackoff() throws Exception {
+    SchedulingQueue<String, Job> q = queue();
+    gateOpen = true;
+    q.add(new Job("g1", 0));
+    PoppedItem<String, Job> g1 = popNow(q);
+    q.onEvent(NODE_ADD, null, null); // logged: fit's hint says QUEUE
+    gateOpen = false;
+    q.requeueFailed(g1, Rejectors.unschedulable("fit"));
+    assertPending(0, 0, 0, 1);
+    assertEquals(0, m.incoming("q", "backoff", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(1,
+        m.incoming("q", "unschedulable", DefaultSchedulingQueue.SCHEDULE_ATTEMPT_FAILURE));
+    assertEquals(1.0, m.rejectedBy("q", "quota"));
+    assertEquals(0.0, m.rejectedBy("q", "fit"));
   }
 
   @Test

@@ -117,23 +117,21 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
     ObjectReconciler<R> reconciler = b.reconciler;
     this.shards = b.sharding == null ? null
-        : new ShardRunner(client, b.sharding, this::enqueueGained);
+        : new ShardRunner(client, b.sharding, metrics, this::cachedKeys, this::enqueue);
     Duration handOverWait = b.sharding == null ? null : b.sharding.retryPeriod();
     this.core = cb.reconciler((ObjectKey key, ReconcileContext context) -> {
       if (shards == null) {
         return reconciler.reconcile(new Request<>(key, cache.get(key), context));
       }
-      ShardMember member = shards.member();
-      String k = key.toString();
-      if (!member.tryAcquire(k)) {
+      if (!shards.acquire(key)) {
         // Ours, but its previous owner has not let go yet: again after a round. Not ours
         // (any more): its owner has it from its own events and its re-list on gain.
-        return member.owns(k) ? Result.requeueAfter(handOverWait) : Result.success();
+        return shards.owns(key) ? Result.requeueAfter(handOverWait) : Result.success();
       }
       try {
         return reconciler.reconcile(new Request<>(key, cache.get(key), context));
       } finally {
-        member.release(k);
+        shards.release(key);
       }
     }).build();
   }
@@ -221,7 +219,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   @SuppressWarnings("unchecked")
   private <X extends HasMetadata> CompletableFuture<Void> startWatch(Source<X> s) {
     EnqueueHandler<X> handler = s.handler().apply(shards == null ? core::add : key -> {
-      if (shards.member().owns(key.toString())) {
+      if (shards.owns(key)) {
         core.add(key); // the others' keys are theirs: filtered at the handler
       }
     });
@@ -240,18 +238,14 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     return informer.start().toCompletableFuture();
   }
 
-  /** The keys a change of the ring gave this replica, from the cache: none is lost. */
-  private void enqueueGained(java.util.function.Predicate<String> gained) {
+  private void enqueue(ObjectKey key) {
+    core.add(key);
+  }
+
+  /** The keys of the cached objects of the reconciled type. */
+  private List<ObjectKey> cachedKeys() {
     ObjectCache<R> c = cache;
-    if (c == null) {
-      return;
-    }
-    for (R object : c.list()) {
-      ObjectKey key = ObjectKey.of(object);
-      if (gained.test(key.toString())) {
-        core.add(key);
-      }
-    }
+    return c == null ? List.of() : c.list().stream().map(ObjectKey::of).toList();
   }
 
   /**

@@ -1,30 +1,80 @@
 package dev.workqueue.kubernetes;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.metrics.Counter;
+import dev.workqueue.metrics.Gauge;
+import dev.workqueue.metrics.Histogram;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs a replica's {@link ShardMember} on a thread of its own: one tick per retry period. */
+/**
+ * Runs a replica's {@link ShardMember} on a thread of its own, one round per retry period, and
+ * connects it to the controller: the keys each change gives it are queued from the cache, every
+ * reconcile is gated, and the ring's metrics are kept.
+ */
 final class ShardRunner {
   private static final Logger log = LoggerFactory.getLogger(ShardRunner.class);
 
   private final Sharding config;
   private final ShardMember member;
-  private final Consumer<Predicate<String>> onGain;
+  private final Supplier<List<ObjectKey>> cachedKeys;
+  private final Consumer<ObjectKey> enqueue;
+  private final Gauge members;
+  private final Gauge owned;
+  private final Counter handOvers;
+  private final Histogram handOverTime;
+  /** Keys gained and not reconciled here yet: when the change gave them (System.nanoTime). */
+  private final Map<String, Long> gainedAt = new ConcurrentHashMap<>();
   private volatile boolean stopped;
   private Thread thread;
 
-  ShardRunner(KubernetesClient client, Sharding config, Consumer<Predicate<String>> onGain) {
+  ShardRunner(KubernetesClient client, Sharding config, ControllerMetricsProvider metrics,
+      Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
     this.config = config;
     this.member = new ShardMember(config.identity(), new LeaseShardStore(client,
         config.namespace(), config.ring(), (int) config.leaseDuration().toSeconds()),
         Clock.system(), config.leaseDuration().toNanos(), config.renewDeadline().toNanos());
-    this.onGain = onGain;
+    this.cachedKeys = cachedKeys;
+    this.enqueue = enqueue;
+    this.members = metrics.newShardMembers(config.ring());
+    this.owned = metrics.newShardKeysOwned(config.ring());
+    this.handOvers = metrics.newShardHandOvers(config.ring());
+    this.handOverTime = metrics.newShardHandOverTime(config.ring());
+  }
+
+  /** Whether the ring gives {@code key} to this replica: events for others' keys are dropped. */
+  boolean owns(ObjectKey key) {
+    return member.owns(key.toString());
+  }
+
+  /**
+   * Whether this replica may reconcile {@code key} now; if so, until {@link #release}. The
+   * first reconcile of a key gained from a change of the ring ends its hand-over.
+   */
+  boolean acquire(ObjectKey key) {
+    String k = key.toString();
+    if (!member.tryAcquire(k)) {
+      return false;
+    }
+    Long since = gainedAt.remove(k);
+    if (since != null) {
+      handOverTime.observe((System.nanoTime() - since) / 1e9);
+    }
+    return true;
+  }
+
+  void release(ObjectKey key) {
+    member.release(key.toString());
   }
 
   ShardMember member() {
@@ -55,9 +105,27 @@ final class ShardRunner {
     }
   }
 
+  /** One round, then the keys it gained queued from the cache, and the gauges. */
   private void tick() {
     try {
-      onGain.accept(member.tick());
+      Predicate<String> gained = member.tick();
+      long now = System.nanoTime();
+      int owns = 0;
+      for (ObjectKey key : cachedKeys.get()) {
+        String k = key.toString();
+        if (gained.test(k)) {
+          gainedAt.put(k, now);
+          handOvers.inc();
+          enqueue.accept(key);
+        }
+        if (member.owns(k)) {
+          owns++;
+        } else {
+          gainedAt.remove(k); // given away again before it was reconciled here
+        }
+      }
+      owned.set(owns);
+      members.set(member.members().size());
     } catch (RuntimeException e) {
       log.error("shard ring {}: member {}: a round failed; the next one retries", config.ring(),
           config.identity(), e);

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Result;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.testsupport.ToolkitThreads;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -51,7 +53,12 @@ class ShardingTest {
   /** Key to the value the test last wrote. */
   private final Map<String, String> expected = new ConcurrentHashMap<>();
 
-  private record Replica(String id, AtomicBoolean cutOff, KubernetesController<ConfigMap> c) {}
+  private record Replica(String id, AtomicBoolean cutOff, KubernetesController<ConfigMap> c,
+      RecordingMetricsProvider metrics) {
+    double gauge(String metric) {
+      return metrics.value("copies", metric);
+    }
+  }
 
   @AfterEach
   void tearDown() throws InterruptedException {
@@ -65,11 +72,13 @@ class ShardingTest {
   private Replica start(String id) throws InterruptedException {
     AtomicBoolean cut = new AtomicBoolean();
     KubernetesClient client = server.newClient(cut);
+    RecordingMetricsProvider metrics = new RecordingMetricsProvider();
     KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
         .name("sharded-" + id) // one process hosts every replica: one metric name each
         .inNamespace(NS)
         .sharding(Sharding.ring(NS, "copies", id).withDurations(LEASE, RENEW, RETRY))
         .controller(b -> b.workers(2))
+        .metricsProvider(metrics)
         .reconciler(request -> {
           String key = request.key().toString();
           String other = reconciling.putIfAbsent(key, id);
@@ -87,7 +96,7 @@ class ShardingTest {
           }
         })
         .build();
-    Replica r = new Replica(id, cut, c);
+    Replica r = new Replica(id, cut, c, metrics);
     replicas.put(id, r);
     c.start();
     return r;
@@ -188,6 +197,18 @@ class ShardingTest {
     update(0, 600, "v2"); // events reach the owner; the moved keys came by the re-list on gain
     awaitConverged(running(), Duration.ofSeconds(60));
     four.forEach((key, owner) -> assertEquals(owner, appliedBy.get(key), key));
+    Replica d = replicas.get("replica-d");
+    long gainedByD = four.values().stream().filter("replica-d"::equals).count();
+    await().atMost(Duration.ofSeconds(10)).until(() -> running().stream().allMatch(id ->
+        replicas.get(id).gauge(ControllerMetricsProvider.SHARD_MEMBERS) == 4.0));
+    assertEquals(gainedByD, d.gauge(ControllerMetricsProvider.SHARD_KEYS_OWNED));
+    assertEquals(gainedByD, d.metrics().count("copies", ControllerMetricsProvider.SHARD_HANDOVERS),
+        "a newcomer's first ring gives it every key it owns");
+    assertEquals(gainedByD, d.metrics().observations("copies",
+        ControllerMetricsProvider.SHARD_HANDOVER_TIME).size(), "each gained key's first reconcile");
+    assertEquals(OBJECTS, running().stream().mapToDouble(id ->
+        replicas.get(id).gauge(ControllerMetricsProvider.SHARD_KEYS_OWNED)).sum(),
+        "every key owned by exactly one replica");
 
     // one leaves gracefully: its Lease goes at once, so the others need not wait for expiry
     long leaveStart = System.nanoTime();

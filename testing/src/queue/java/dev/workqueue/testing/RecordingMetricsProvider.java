@@ -238,6 +238,30 @@ public final class RecordingMetricsProvider implements MetricsProvider, Controll
     return gauge(MAX_CONCURRENT_RECONCILES, controller);
   }
 
+  /** Recorded under the ring's name, as if it were a queue's: {@code value(ring, ...)}. */
+  @Override
+  public Gauge newShardMembers(String ring) {
+    return gauge(SHARD_MEMBERS, ring);
+  }
+
+  /** Recorded under the ring's name. */
+  @Override
+  public Gauge newShardKeysOwned(String ring) {
+    return gauge(SHARD_KEYS_OWNED, ring);
+  }
+
+  /** Recorded under the ring's name. */
+  @Override
+  public Counter newShardHandOvers(String ring) {
+    return counter(SHARD_HANDOVERS, ring);
+  }
+
+  /** Recorded under the ring's name. */
+  @Override
+  public Histogram newShardHandOverTime(String ring) {
+    return histogram(SHARD_HANDOVER_TIME, ring);
+  }
+
   /** Recorded under the Lease's name, as if it were a queue's: {@code value(lease, ...)}. */
   @Override
   public Gauge newLeaderElectionMasterStatus(String lease) {

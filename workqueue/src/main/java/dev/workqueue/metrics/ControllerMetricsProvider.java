@@ -29,9 +29,27 @@ package dev.workqueue.metrics;
  *   <tr><td>{@link #newLeaderElectionMasterStatus}</td>
  *       <td>{@code leader_election_master_status}</td>
  *       <td>1 while this replica holds the Lease, else 0 (label {@code name}: the Lease)</td></tr>
+ *   <tr><td>{@link #newShardMembers}</td><td>{@code workqueue_shard_members}</td>
+ *       <td>the members of a shard ring this replica splits the keys among (label
+ *       {@code ring})</td></tr>
+ *   <tr><td>{@link #newShardKeysOwned}</td><td>{@code workqueue_shard_keys_owned}</td>
+ *       <td>the cached objects whose keys the ring gives this replica</td></tr>
+ *   <tr><td>{@link #newShardHandOvers}</td><td>{@code workqueue_shard_handovers_total}</td>
+ *       <td>keys this replica gained from a change of the ring</td></tr>
+ *   <tr><td>{@link #newShardHandOverTime}</td>
+ *       <td>{@code workqueue_shard_handover_duration_seconds}</td>
+ *       <td>from the change that gave this replica a key to its first reconcile of it</td></tr>
  * </table>
  */
 public interface ControllerMetricsProvider {
+  /** The name of {@link #newShardMembers}'s gauge. */
+  String SHARD_MEMBERS = "workqueue_shard_members";
+  /** The name of {@link #newShardKeysOwned}'s gauge. */
+  String SHARD_KEYS_OWNED = "workqueue_shard_keys_owned";
+  /** The name of {@link #newShardHandOvers}'s counter. */
+  String SHARD_HANDOVERS = "workqueue_shard_handovers_total";
+  /** The name of {@link #newShardHandOverTime}'s histogram. */
+  String SHARD_HANDOVER_TIME = "workqueue_shard_handover_duration_seconds";
   /** The name of {@link #newLeaderElectionMasterStatus}'s gauge, as client-go names it. */
   String LEADER_ELECTION_MASTER_STATUS = "leader_election_master_status";
   /** The name of {@link #newReconcileTotal}'s counters. */
@@ -132,6 +150,52 @@ public interface ControllerMetricsProvider {
    */
   default Gauge newLeaderElectionMasterStatus(String lease) {
     return Gauge.NOOP;
+  }
+
+  /**
+   * The members of the shard ring {@code ring} this replica splits the keys among
+   * ({@value #SHARD_MEMBERS}, label {@code ring}). Set by sharded controllers (the {@code
+   * kubernetes-fabric8} module). The default records nothing.
+   *
+   * @param ring the ring's name
+   * @return the gauge
+   */
+  default Gauge newShardMembers(String ring) {
+    return Gauge.NOOP;
+  }
+
+  /**
+   * The cached objects whose keys the ring gives this replica ({@value #SHARD_KEYS_OWNED}).
+   * The default records nothing.
+   *
+   * @param ring the ring's name
+   * @return the gauge
+   */
+  default Gauge newShardKeysOwned(String ring) {
+    return Gauge.NOOP;
+  }
+
+  /**
+   * Keys this replica gained from changes of the ring ({@value #SHARD_HANDOVERS}). The default
+   * records nothing.
+   *
+   * @param ring the ring's name
+   * @return the counter
+   */
+  default Counter newShardHandOvers(String ring) {
+    return Counter.NOOP;
+  }
+
+  /**
+   * Seconds from the change of the ring that gave this replica a key to its first reconcile of
+   * that key here ({@value #SHARD_HANDOVER_TIME}): how long the previous owner took to let go.
+   * The default records nothing.
+   *
+   * @param ring the ring's name
+   * @return the histogram
+   */
+  default Histogram newShardHandOverTime(String ring) {
+    return Histogram.NOOP;
   }
 
   /**

@@ -279,6 +279,35 @@ public final class MicrometerMetricsProvider
         tags(NAME_TAG, lease));
   }
 
+  @Override
+  public Gauge newShardMembers(String ring) {
+    Checks.nonNull(ring, "ring");
+    return gauge(ring, SHARD_MEMBERS, "Members of the shard ring this replica splits keys among",
+        tags("ring", ring));
+  }
+
+  @Override
+  public Gauge newShardKeysOwned(String ring) {
+    Checks.nonNull(ring, "ring");
+    return gauge(ring, SHARD_KEYS_OWNED, "Cached objects whose keys the ring gives this replica",
+        tags("ring", ring));
+  }
+
+  @Override
+  public Counter newShardHandOvers(String ring) {
+    Checks.nonNull(ring, "ring");
+    return counter(ring, SHARD_HANDOVERS, "Keys this replica gained from changes of the ring",
+        tags("ring", ring));
+  }
+
+  @Override
+  public Histogram newShardHandOverTime(String ring) {
+    Checks.nonNull(ring, "ring");
+    return timer(ring, SHARD_HANDOVER_TIME,
+        "From the change of the ring that gave this replica a key to its first reconcile",
+        tags("ring", ring), RECONCILE_BUCKETS);
+  }
+
   // ---- scheduling queue (kube-scheduler) ----
 
   @Override

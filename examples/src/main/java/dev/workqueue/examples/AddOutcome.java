@@ -1,8 +1,6 @@
 package dev.workqueue.examples;
 
 import dev.workqueue.metrics.Counter;
-import dev.workqueue.metrics.Gauge;
-import dev.workqueue.metrics.Histogram;
 import dev.workqueue.metrics.MetricsProvider;
 
 /**
@@ -13,8 +11,8 @@ import dev.workqueue.metrics.MetricsProvider;
  * add that makes its key dirty, and it counts it in the adding thread, during the add (the
  * {@link MetricsProvider} contract: the metrics are called while the queue holds its lock).
  * So this provider's adds counter marks the current thread, and {@link #queued} reads the mark
- * after the add. Give it to the queue beside the real providers (a tee); its other metrics
- * record nothing.
+ * after the add. Give it to the queue beside the real providers (a tee); its other metrics are
+ * the interface's no-op defaults.
  *
  * <p>An add also releases a delayed add of the same key that is due (its back-off is over);
  * then the delayed add is the one that queued the key and this add is merged into it, yet
@@ -39,35 +37,5 @@ final class AddOutcome implements MetricsProvider {
   @Override
   public Counter newAddsMetric(String name) {
     return () -> counted.get()[0] = true;
-  }
-
-  @Override
-  public Gauge newDepthMetric(String name) {
-    return Gauge.NOOP;
-  }
-
-  @Override
-  public Histogram newLatencyMetric(String name) {
-    return Histogram.NOOP;
-  }
-
-  @Override
-  public Histogram newWorkDurationMetric(String name) {
-    return Histogram.NOOP;
-  }
-
-  @Override
-  public Gauge newUnfinishedWorkSecondsMetric(String name) {
-    return Gauge.NOOP;
-  }
-
-  @Override
-  public Gauge newLongestRunningProcessorSecondsMetric(String name) {
-    return Gauge.NOOP;
-  }
-
-  @Override
-  public Counter newRetriesMetric(String name) {
-    return Counter.NOOP;
   }
 }

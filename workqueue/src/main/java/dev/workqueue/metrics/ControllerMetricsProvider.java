@@ -3,7 +3,8 @@ package dev.workqueue.metrics;
 /**
  * Creates the metrics of a reconcile loop ({@code dev.workqueue.controller}), named as
  * controller-runtime names them so dashboards for Go controllers carry over; each takes the
- * controller's name (the {@code controller} label).
+ * controller's name (the {@code controller} label). Every factory returns a no-op metric by
+ * default: a provider overrides the ones it publishes.
  *
  * <table>
  *   <caption>Controller metrics</caption>
@@ -85,7 +86,9 @@ public interface ControllerMetricsProvider {
    *     or {@link #REQUEUE_AFTER}
    * @return the counter, incremented once per reconcile with that result
    */
-  Counter newReconcileTotal(String controller, String result);
+  default Counter newReconcileTotal(String controller, String result) {
+    return Counter.NOOP;
+  }
 
   /**
    * The failed reconciles of {@code controller} ({@value #RECONCILE_ERRORS}): an exception, an
@@ -94,7 +97,9 @@ public interface ControllerMetricsProvider {
    * @param controller the controller's name, as given to its builder
    * @return the counter
    */
-  Counter newReconcileErrors(String controller);
+  default Counter newReconcileErrors(String controller) {
+    return Counter.NOOP;
+  }
 
   /**
    * The reconciles of {@code controller} that threw a {@code TerminalException}
@@ -103,7 +108,9 @@ public interface ControllerMetricsProvider {
    * @param controller the controller's name, as given to its builder
    * @return the counter
    */
-  Counter newTerminalReconcileErrors(String controller);
+  default Counter newTerminalReconcileErrors(String controller) {
+    return Counter.NOOP;
+  }
 
   /**
    * The reconciles of {@code controller} that threw an {@code Error}
@@ -112,7 +119,9 @@ public interface ControllerMetricsProvider {
    * @param controller the controller's name, as given to its builder
    * @return the counter
    */
-  Counter newReconcilePanics(String controller);
+  default Counter newReconcilePanics(String controller) {
+    return Counter.NOOP;
+  }
 
   /**
    * How long the reconciles of {@code controller} took ({@value #RECONCILE_TIME}), whatever
@@ -121,7 +130,9 @@ public interface ControllerMetricsProvider {
    * @param controller the controller's name, as given to its builder
    * @return the histogram, observing seconds
    */
-  Histogram newReconcileTime(String controller);
+  default Histogram newReconcileTime(String controller) {
+    return Histogram.NOOP;
+  }
 
   /**
    * The workers of {@code controller} reconciling now ({@value #ACTIVE_WORKERS}).
@@ -129,7 +140,9 @@ public interface ControllerMetricsProvider {
    * @param controller the controller's name, as given to its builder
    * @return the gauge, set to a count of workers; 0 when idle
    */
-  Gauge newActiveWorkers(String controller);
+  default Gauge newActiveWorkers(String controller) {
+    return Gauge.NOOP;
+  }
 
   /**
    * The configured worker count of {@code controller} ({@value #MAX_CONCURRENT_RECONCILES}),
@@ -138,7 +151,9 @@ public interface ControllerMetricsProvider {
    * @param controller the controller's name, as given to its builder
    * @return the gauge
    */
-  Gauge newMaxConcurrentReconciles(String controller);
+  default Gauge newMaxConcurrentReconciles(String controller) {
+    return Gauge.NOOP;
+  }
 
   /**
    * Whether this replica holds the Lease {@code lease} ({@value #LEADER_ELECTION_MASTER_STATUS},

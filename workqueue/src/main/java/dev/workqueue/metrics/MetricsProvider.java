@@ -32,6 +32,7 @@ package dev.workqueue.metrics;
  *
  * <p>Each factory is called once per queue, at build time, with the queue's name (the
  * priority depth factory once per queue and label, when the label is first needed).
+ * Every factory returns a no-op metric by default: a provider overrides the ones it publishes.
  * Implementations must be thread-safe; the metrics they return are called while the queue
  * holds its lock, so they must be fast and must never block or call back into the queue.
  */
@@ -67,7 +68,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the gauge, set to a count of items
    */
-  Gauge newDepthMetric(String name);
+  default Gauge newDepthMetric(String name) {
+    return Gauge.NOOP;
+  }
 
   /**
    * The adds of queue {@code name} ({@value #ADDS}): one per add that made an item dirty;
@@ -76,7 +79,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the counter
    */
-  Counter newAddsMetric(String name);
+  default Counter newAddsMetric(String name) {
+    return Counter.NOOP;
+  }
 
   /**
    * How long items of queue {@code name} waited ({@value #QUEUE_DURATION}): from the add that
@@ -85,7 +90,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the histogram, observing seconds
    */
-  Histogram newLatencyMetric(String name);
+  default Histogram newLatencyMetric(String name) {
+    return Histogram.NOOP;
+  }
 
   /**
    * How long items of queue {@code name} were processed ({@value #WORK_DURATION}): from the
@@ -94,7 +101,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the histogram, observing seconds
    */
-  Histogram newWorkDurationMetric(String name);
+  default Histogram newWorkDurationMetric(String name) {
+    return Histogram.NOOP;
+  }
 
   /**
    * The work in progress of queue {@code name} ({@value #UNFINISHED_WORK}): the sum of the
@@ -103,7 +112,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the gauge, set in seconds
    */
-  Gauge newUnfinishedWorkSecondsMetric(String name);
+  default Gauge newUnfinishedWorkSecondsMetric(String name) {
+    return Gauge.NOOP;
+  }
 
   /**
    * The longest processing of queue {@code name} ({@value #LONGEST_RUNNING}): the age of the
@@ -112,7 +123,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the gauge, set in seconds
    */
-  Gauge newLongestRunningProcessorSecondsMetric(String name);
+  default Gauge newLongestRunningProcessorSecondsMetric(String name) {
+    return Gauge.NOOP;
+  }
 
   /**
    * The retries of queue {@code name} ({@value #RETRIES}): one per delayed add the queue
@@ -122,7 +135,9 @@ public interface MetricsProvider {
    * @param name the queue's name, as given to its builder
    * @return the counter
    */
-  Counter newRetriesMetric(String name);
+  default Counter newRetriesMetric(String name) {
+    return Counter.NOOP;
+  }
 
   /**
    * The depth of one priority of priority queue {@code name}: its dirty items (ready, or

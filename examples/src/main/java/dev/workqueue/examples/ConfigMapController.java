@@ -13,26 +13,18 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * A Kubernetes controller on the {@code kubernetes-fabric8} module, run as two replicas with
@@ -48,8 +40,8 @@ import java.util.logging.Logger;
  * 10 ms, doubling.
  *
  * <p>The API server is fabric8's {@code kubernetes-server-mock} in CRUD mode, started by the
- * example on the loopback address: nothing to install. It collects no garbage, so the
- * reconciler deletes the derived object of a deleted source itself.
+ * example on the loopback address ({@link EmbeddedApiServer}): nothing to install. It collects
+ * no garbage, so the reconciler deletes the derived object of a deleted source itself.
  *
  * <pre>
  * mvn -B -q -pl examples -am -DskipTests package exec:java \
@@ -62,7 +54,6 @@ public final class ConfigMapController implements AutoCloseable {
   /** Appended to the source's name to name the derived ConfigMap. */
   public static final String SUFFIX = "-derived";
   static final String NAME = "configmaps";
-  private static final Logger MOCK_SERVER_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
   /** The settings; {@link #parse} reads them from the command line. */
   public record Options(int objects, Set<String> failFirstAttempt, int workers,
@@ -109,20 +100,17 @@ public final class ConfigMapController implements AutoCloseable {
 
   private final PrintStream out;
   private final Options options;
-  private final KubernetesMockServer server;
+  private final EmbeddedApiServer server;
   private final KubernetesClient admin;
   private final List<Replica> replicas = new ArrayList<>();
   private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
   private final Map<String, LoopbackEndpoint> probes = new ConcurrentHashMap<>();
 
   private ConfigMapController(Options options, PrintStream out) {
-    MOCK_SERVER_LOG.setLevel(Level.WARNING);
     this.options = options;
     this.out = out;
-    this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-        new KubernetesCrudDispatcher(List.of()), false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    this.admin = server.createClient();
+    this.server = new EmbeddedApiServer();
+    this.admin = server.admin();
   }
 
   /** Starts the API server and two replicas, and returns once one of them leads. */
@@ -153,7 +141,7 @@ public final class ConfigMapController implements AutoCloseable {
 
   /** One replica: this is all the wiring a controller needs. */
   private Replica replica(String name) {
-    KubernetesClient client = server.createClient();
+    KubernetesClient client = server.newClient();
     RecordingMetricsProvider metrics = new RecordingMetricsProvider();
     KubernetesController<ConfigMap> controller =
         KubernetesController.builder(client, ConfigMap.class)
@@ -407,11 +395,7 @@ public final class ConfigMapController implements AutoCloseable {
       }
     } finally {
       probes.values().forEach(LoopbackEndpoint::close);
-      for (Replica r : replicas) {
-        r.client().close();
-      }
-      admin.close();
-      server.destroy();
+      server.close(); // the replicas' clients and the admin's with it
     }
   }
 }

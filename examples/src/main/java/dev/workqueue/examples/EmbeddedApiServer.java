@@ -1,0 +1,79 @@
+package dev.workqueue.examples;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.net.InetAddress;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The Kubernetes examples' API server: fabric8's {@code kubernetes-server-mock} in CRUD mode
+ * (objects are stored, listed and watched; a stale update is refused with 409), plain HTTP on
+ * the loopback address at a free port, and the clients made for it, one per replica. Nothing to
+ * install; it collects no garbage.
+ */
+final class EmbeddedApiServer implements AutoCloseable {
+  private static final Logger MOCK_SERVER_LOG = Logger.getLogger("io.fabric8.mockwebserver");
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient admin;
+  private final List<KubernetesClient> clients = new ArrayList<>();
+
+  EmbeddedApiServer() {
+    MOCK_SERVER_LOG.setLevel(Level.WARNING); // a line per request otherwise
+    server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+        new KubernetesCrudDispatcher(List.of()), false);
+    server.init(InetAddress.getLoopbackAddress(), 0);
+    admin = newClient();
+  }
+
+  /** The client of the example's own changes (not a replica's). */
+  KubernetesClient admin() {
+    return admin;
+  }
+
+  /** A new client of this server; closed with it. */
+  synchronized KubernetesClient newClient() {
+    KubernetesClient c = server.createClient();
+    clients.add(c);
+    return c;
+  }
+
+  /**
+   * A new client whose requests are refused while {@code cutOff} is set, as a replica's would be
+   * when the network cuts it off from the API server; watches already open stay open.
+   */
+  synchronized KubernetesClient newClient(AtomicBoolean cutOff) {
+    URI away = URI.create("http://127.0.0.1:1/cut-off"); // nothing listens on port 1
+    Interceptor cut = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        if (cutOff.get()) {
+          builder.uri(away);
+        }
+      }
+    };
+    KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
+        h -> h.addOrReplaceInterceptor("cut-off", cut)));
+    clients.add(c);
+    return c;
+  }
+
+  /** Closes every client made here, then the server. */
+  @Override
+  public synchronized void close() {
+    clients.forEach(KubernetesClient::close);
+    server.destroy();
+  }
+}

@@ -113,8 +113,6 @@ public final class ShardedController implements AutoCloseable {
   private final Map<String, String> applied = new ConcurrentHashMap<>();
   /** The "from>to" pairs of this step whose first key was printed. */
   private final Set<String> handOvers = ConcurrentHashMap.newKeySet();
-  private final Map<String, List<String>> ringsSeen = new ConcurrentHashMap<>();
-  private final Thread monitor = new Thread(this::watchRings, "example-ring-monitor");
   private volatile boolean closing;
 
   private ShardedController(Options options, PrintStream out) {
@@ -137,8 +135,6 @@ public final class ShardedController implements AutoCloseable {
             .create();
         example.expected.put(NAMESPACE + "/" + name, "v1");
       }
-      example.monitor.setDaemon(true);
-      example.monitor.start();
       return example;
     } catch (RuntimeException e) {
       example.close();
@@ -247,7 +243,12 @@ public final class ShardedController implements AutoCloseable {
     KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
         .name("configmaps-" + id) // one JVM hosts every replica: a metrics name each
         .inNamespace(NAMESPACE)
-        .sharding(Sharding.ring(NAMESPACE, RING, id).withDurations(LEASE, RENEW, RETRY))
+        .sharding(Sharding.ring(NAMESPACE, RING, id).withDurations(LEASE, RENEW, RETRY)
+            .withMembersListener(ring -> {
+              if (!stopped.contains(id)) {
+                say("[%s] sees ring %s", id, ring);
+              }
+            }))
         .controller(b -> b.workers(options.workers()))
         .reconciler(request -> reconcile(id, client, request))
         .build();
@@ -346,24 +347,6 @@ public final class ShardedController implements AutoCloseable {
     return a == null ? null : a.get(ANNOTATION);
   }
 
-  /** Prints each replica's ring as it changes: what its {@code shardMembers()} returns. */
-  private void watchRings() {
-    while (!closing) {
-      for (Replica r : replicas.values()) {
-        List<String> ring = r.c().shardMembers();
-        if (!stopped.contains(r.id()) && !ring.isEmpty()
-            && !ring.equals(ringsSeen.put(r.id(), ring))) {
-          say("[%s] sees ring %s", r.id(), ring);
-        }
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        return;
-      }
-    }
-  }
-
   private void say(String format, Object... args) {
     if (!closing) {
       out.printf("%6.2f s  %s%n", (System.nanoTime() - startNanos) / 1e9,
@@ -388,14 +371,12 @@ public final class ShardedController implements AutoCloseable {
   @Override
   public void close() {
     closing = true;
-    monitor.interrupt();
     try {
       for (Replica r : replicas.values()) {
         if (stopped.add(r.id())) {
           r.c().stop(r.cutOff().get() ? Duration.ofMillis(300) : Duration.ofSeconds(5));
         }
       }
-      monitor.join(5000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {

@@ -21,7 +21,14 @@ public record Health(boolean cachesSynced, Leadership leadership, ControllerStat
     /** Holds the Lease: the workers run. */
     LEADING,
     /** Another replica holds the Lease (or none yet): the caches stay warm, no worker runs. */
-    STANDING_BY
+    STANDING_BY,
+    /** A member of a shard ring, renewing its Lease: it works on its share of the keys. */
+    SHARD_MEMBER,
+    /**
+     * A member of a shard ring that could not renew its Lease for the renew deadline: it starts
+     * no reconcile, and the others take its keys once the Lease expires. Not ready.
+     */
+    SHARD_MEMBER_CUT_OFF
   }
 
   /**
@@ -49,11 +56,12 @@ public record Health(boolean cachesSynced, Leadership leadership, ControllerStat
   }
 
   /**
-   * Readiness: the caches are synced and the replica is live, whether it leads or stands by.
+   * Readiness: the caches are synced and the replica is live, whether it leads or stands by;
+   * a shard member cut off from its Lease is not ready.
    *
    * @return whether the replica can do its job
    */
   public boolean isReady() {
-    return cachesSynced && isLive();
+    return cachesSynced && isLive() && leadership != Leadership.SHARD_MEMBER_CUT_OFF;
   }
 }

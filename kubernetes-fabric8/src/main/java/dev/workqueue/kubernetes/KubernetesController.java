@@ -368,7 +368,10 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   public Health health() {
     boolean synced = started && !watches.isEmpty()
         && watches.stream().allMatch(w -> w.informer().hasSynced());
-    Health.Leadership role = election == null ? Health.Leadership.NOT_ELECTING
+    Health.Leadership role = shards != null
+        ? (shards.member().isCutOff() ? Health.Leadership.SHARD_MEMBER_CUT_OFF
+            : Health.Leadership.SHARD_MEMBER)
+        : election == null ? Health.Leadership.NOT_ELECTING
         : leading ? Health.Leadership.LEADING : Health.Leadership.STANDING_BY;
     return new Health(synced, role, core.status());
   }

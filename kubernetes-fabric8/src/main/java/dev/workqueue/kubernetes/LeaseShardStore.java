@@ -17,7 +17,7 @@ import java.util.List;
  * (a list by label), writes are guarded by resourceVersion (409 is a {@link Conflict}).
  */
 final class LeaseShardStore implements ShardStore {
-  static final String RING_LABEL = "workqueue.dev/ring";
+  static final String RING_LABEL = Sharding.RING_LABEL;
   static final String VIEW_ANNOTATION = "workqueue.dev/view";
   static final String LEAVING_ANNOTATION = "workqueue.dev/leaving";
 

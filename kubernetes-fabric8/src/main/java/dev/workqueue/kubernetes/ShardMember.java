@@ -62,6 +62,8 @@ final class ShardMember {
   private boolean leaving;
   private boolean left;
   private final Map<String, Integer> inFlight = new HashMap<>();
+  /** Whether the last call to the store failed: a streak of failures is warned about once. */
+  private volatile boolean failing;
 
   private record Seen(ShardStore.Entry entry, long changedAt) {}
 
@@ -125,8 +127,7 @@ final class ShardMember {
         }
         log.info("shard member {} left the ring", id);
       } catch (Exception e) {
-        log.warn("shard member {}: leaving, deleting its record failed; retrying: {}", id,
-            e.toString());
+        failed("leaving, deleting its record", e);
       }
       return key -> false;
     }
@@ -154,7 +155,7 @@ final class ShardMember {
       synchronized (this) {
         confirmed = false;
       }
-      log.warn("shard member {}: writing its record failed: {}", id, e.toString());
+      failed("writing its record", e);
       changed = true;
     }
     if (changed) {
@@ -170,14 +171,29 @@ final class ShardMember {
     }
   }
 
+  /** Logs a failed call: a warning for the first of a streak, then at debug level. */
+  private void failed(String what, Exception e) {
+    if (failing) {
+      log.debug("shard member {}: {} failed again: {}", id, what, e.toString());
+    } else {
+      failing = true;
+      log.warn("shard member {}: {} failed (retried every round; logged again once it"
+          + " succeeds): {}", id, what, e.toString());
+    }
+  }
+
   /** Reads the ring: the others' records, ours as stored, and from them the target. */
   private void read() {
     List<ShardStore.Entry> entries;
     try {
       entries = store.list();
     } catch (Exception e) {
-      log.warn("shard member {}: reading the ring failed: {}", id, e.toString());
+      failed("reading the ring", e);
       return;
+    }
+    if (failing) {
+      failing = false;
+      log.info("shard member {}: reaching the ring again", id);
     }
     long now = clock.nanoTime();
     synchronized (this) {
@@ -307,6 +323,11 @@ final class ShardMember {
 
   synchronized boolean hasLeft() {
     return left;
+  }
+
+  /** Whether this member has not renewed its record within the renew deadline. */
+  synchronized boolean isCutOff() {
+    return !left && lost();
   }
 
   /** Whether this member could not renew its record for the renew deadline. Locked. */

@@ -37,6 +37,7 @@ final class ShardRunner {
   private final Map<String, Long> gainedAt = new ConcurrentHashMap<>();
   private volatile boolean stopped;
   private Thread thread;
+  private List<String> lastMembers = List.of(); // the ring's thread (and the first tick's)
 
   ShardRunner(KubernetesClient client, Sharding config, ControllerMetricsProvider metrics,
       Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
@@ -92,7 +93,7 @@ final class ShardRunner {
   private void run() {
     while (!stopped && !member.hasLeft()) {
       long nanos = config.retryPeriod().toNanos();
-      long wait = member.isLeaving() ? Math.min(nanos, 20_000_000L)
+      long wait = member.isLeaving() && !member.isCutOff() ? Math.min(nanos, 20_000_000L)
           : nanos + ThreadLocalRandom.current().nextLong(nanos / 5 + 1);
       try {
         Thread.sleep(Math.max(1, wait / 1_000_000L));
@@ -125,7 +126,19 @@ final class ShardRunner {
         }
       }
       owned.set(owns);
-      members.set(member.members().size());
+      List<String> ring = member.members();
+      members.set(ring.size());
+      if (!ring.equals(lastMembers)) {
+        lastMembers = ring;
+        Consumer<List<String>> listener = config.onMembersChange();
+        if (listener != null) {
+          try {
+            listener.accept(ring);
+          } catch (RuntimeException e) {
+            log.warn("shard ring {}: the members listener threw; ignored", config.ring(), e);
+          }
+        }
+      }
     } catch (RuntimeException e) {
       log.error("shard ring {}: member {}: a round failed; the next one retries", config.ring(),
           config.identity(), e);

@@ -1,7 +1,9 @@
 package dev.workqueue.kubernetes;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -23,9 +25,14 @@ import java.util.regex.Pattern;
  * @param leaseDuration how long a member whose Lease does not change stays in the ring
  * @param renewDeadline how long a member tries to renew before it starts nothing more
  * @param retryPeriod the time between two renewals (and reads of the ring)
+ * @param onMembersChange told the members this replica splits the keys among, sorted, each time
+ *     they change (on the ring's thread; may be null)
  */
 public record Sharding(String namespace, String ring, String identity, Duration leaseDuration,
-    Duration renewDeadline, Duration retryPeriod) {
+    Duration renewDeadline, Duration retryPeriod, Consumer<List<String>> onMembersChange) {
+  /** The label that puts a Lease in a ring: {@code workqueue.dev/ring=<ring>}. */
+  public static final String RING_LABEL = "workqueue.dev/ring";
+
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
   /**
@@ -37,6 +44,7 @@ public record Sharding(String namespace, String ring, String identity, Duration 
    * @param leaseDuration how long a member not renewing stays in; whole seconds
    * @param renewDeadline how long a member tries to renew
    * @param retryPeriod the time between renewals
+   * @param onMembersChange told the members each time they change, or null
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if a name is not a DNS label, or the durations are not
    *     lease duration &gt; renew deadline &gt; 1.2 &times; retry period &gt; 0 with the lease
@@ -60,7 +68,7 @@ public record Sharding(String namespace, String ring, String identity, Duration 
    */
   public static Sharding ring(String namespace, String ring, String identity) {
     return new Sharding(namespace, ring, identity, Duration.ofSeconds(15), Duration.ofSeconds(10),
-        Duration.ofSeconds(2));
+        Duration.ofSeconds(2), null);
   }
 
   /**
@@ -73,7 +81,20 @@ public record Sharding(String namespace, String ring, String identity, Duration 
    */
   public Sharding withDurations(Duration leaseDuration, Duration renewDeadline,
       Duration retryPeriod) {
-    return new Sharding(namespace, ring, identity, leaseDuration, renewDeadline, retryPeriod);
+    return new Sharding(namespace, ring, identity, leaseDuration, renewDeadline, retryPeriod,
+        onMembersChange);
+  }
+
+  /**
+   * These settings, telling {@code listener} the members this replica splits the keys among
+   * each time they change (a join, a leave, a member counted out or back).
+   *
+   * @param listener called on the ring's thread with the sorted identities; keep it short
+   * @return new settings
+   */
+  public Sharding withMembersListener(Consumer<List<String>> listener) {
+    return new Sharding(namespace, ring, identity, leaseDuration, renewDeadline, retryPeriod,
+        Objects.requireNonNull(listener, "listener must not be null"));
   }
 
   private static void requireLabel(String value, String what) {

@@ -52,6 +52,8 @@ class ShardingTest {
   private final Map<String, String> appliedBy = new ConcurrentHashMap<>();
   /** Key to the value the test last wrote. */
   private final Map<String, String> expected = new ConcurrentHashMap<>();
+  /** The rings each replica's members listener was told, in order. */
+  private final Map<String, List<List<String>>> told = new ConcurrentHashMap<>();
 
   private record Replica(String id, AtomicBoolean cutOff, KubernetesController<ConfigMap> c,
       RecordingMetricsProvider metrics) {
@@ -76,7 +78,9 @@ class ShardingTest {
     KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
         .name("sharded-" + id) // one process hosts every replica: one metric name each
         .inNamespace(NS)
-        .sharding(Sharding.ring(NS, "copies", id).withDurations(LEASE, RENEW, RETRY))
+        .sharding(Sharding.ring(NS, "copies", id).withDurations(LEASE, RENEW, RETRY)
+            .withMembersListener(ring -> told.computeIfAbsent(id,
+                k -> Collections.synchronizedList(new ArrayList<>())).add(ring)))
         .controller(b -> b.workers(2))
         .metricsProvider(metrics)
         .reconciler(request -> {
@@ -206,6 +210,14 @@ class ShardingTest {
         "a newcomer's first ring gives it every key it owns");
     assertEquals(gainedByD, d.metrics().observations("copies",
         ControllerMetricsProvider.SHARD_HANDOVER_TIME).size(), "each gained key's first reconcile");
+    List<String> fourIds = List.of("replica-a", "replica-b", "replica-c", "replica-d");
+    for (String id : fourIds) {
+      List<List<String>> rings = told.get(id);
+      assertEquals(fourIds, rings.get(rings.size() - 1), id + " was told the ring: " + rings);
+      Health h = replicas.get(id).c().health();
+      assertEquals(Health.Leadership.SHARD_MEMBER, h.leadership());
+      assertTrue(h.isReady(), h.toString());
+    }
     assertEquals(OBJECTS, running().stream().mapToDouble(id ->
         replicas.get(id).gauge(ControllerMetricsProvider.SHARD_KEYS_OWNED)).sum(),
         "every key owned by exactly one replica");
@@ -234,6 +246,9 @@ class ShardingTest {
     awaitRing(running());
     awaitConverged(running(), Duration.ofSeconds(60));
     owners(running()).forEach((key, owner) -> assertEquals(owner, appliedBy.get(key), key));
+    Health cutHealth = cut.c().health();
+    assertEquals(Health.Leadership.SHARD_MEMBER_CUT_OFF, cutHealth.leadership());
+    assertTrue(!cutHealth.isReady(), "a member that cannot renew starts nothing: not ready");
 
     assertEquals(List.of(), violations, "no key reconciled by two replicas at once");
     System.out.printf("Sharding on the mock API server: %d objects; join moved %.3f, leave"

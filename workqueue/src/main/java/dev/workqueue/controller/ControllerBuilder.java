@@ -26,6 +26,8 @@ import java.util.function.Supplier;
 public final class ControllerBuilder<T> {
   final String name;
   ContextualReconciler<T> reconciler;
+  /** The reconciler if given as a {@link Reconciler}: no context is made for it. */
+  Reconciler<T> plainReconciler;
   int workers = 1;
   ThreadFactory threadFactory;
   Executor executor;
@@ -43,6 +45,8 @@ public final class ControllerBuilder<T> {
   boolean deferEventsDuringBackoff;
   long maxReconcileIntervalNanos; // 0 = none
   Predicate<? super T> keepReconciling = key -> true;
+  /** Whether the logging MDC keeps values; null (outside tests): ask the slf4j binding. */
+  Boolean mdcKeepsValues;
 
   ControllerBuilder(String name) {
     Checks.nonNull(name, "name");
@@ -62,6 +66,7 @@ public final class ControllerBuilder<T> {
   public ControllerBuilder<T> reconciler(Reconciler<T> reconciler) {
     Checks.nonNull(reconciler, "reconciler");
     this.reconciler = (key, context) -> reconciler.reconcile(key);
+    this.plainReconciler = reconciler;
     return this;
   }
 
@@ -75,6 +80,7 @@ public final class ControllerBuilder<T> {
    */
   public ControllerBuilder<T> reconciler(ContextualReconciler<T> reconciler) {
     this.reconciler = Checks.nonNull(reconciler, "reconciler");
+    this.plainReconciler = null;
     return this;
   }
 

@@ -2,15 +2,20 @@ package dev.workqueue.controller;
 
 import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.clock.Clock;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-/** One start-to-stop span of a controller: its queue, its workers, what they are reconciling. */
+/**
+ * One start-to-stop span of a controller: its queue, its workers, what they are reconciling
+ * (a {@link WorkerSlot} per worker).
+ */
 final class ControllerRun<T> {
   final RateLimitingQueue<T> queue;
-  final Map<Thread, T> running = new ConcurrentHashMap<>();
+  /** Worker {@code i}'s slot: its key while it reconciles one, its last reconcile's end. */
+  private final WorkerSlot<T>[] slots;
   final java.util.Set<Thread> threads = ConcurrentHashMap.newKeySet();
   final ReentrantLock lock = new ReentrantLock();
   final Condition allExited = lock.newCondition();
@@ -30,11 +35,78 @@ final class ControllerRun<T> {
 
   private enum Hold { IN_FLIGHT, IN_FLIGHT_ADDED, BACKING_OFF }
 
-  ControllerRun(RateLimitingQueue<T> queue, int workers, Clock clock, boolean holdAdds) {
+  /**
+   * @param never the end time of a worker that has reconciled nothing
+   */
+  @SuppressWarnings("unchecked")
+  ControllerRun(RateLimitingQueue<T> queue, int workers, Clock clock, boolean holdAdds,
+      long never) {
     this.queue = queue;
     this.live = workers;
     this.clock = clock;
     this.holds = holdAdds ? new ConcurrentHashMap<>() : null;
+    this.slots = new WorkerSlot[workers];
+    for (int i = 0; i < workers; i++) {
+      slots[i] = new WorkerSlot<>(never);
+    }
+  }
+
+  /** Worker {@code i}'s slot, which only that worker writes. */
+  WorkerSlot<T> slot(int i) {
+    return slots[i];
+  }
+
+  /** The keys being reconciled now, in worker order: a snapshot. */
+  List<T> running() {
+    List<T> keys = new ArrayList<>();
+    for (WorkerSlot<T> s : slots) {
+      T key = s.key();
+      if (key != null) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
+
+  /** How many workers are reconciling now: a snapshot. */
+  int busyWorkers() {
+    int busy = 0;
+    for (WorkerSlot<T> s : slots) {
+      if (s.key() != null) {
+        busy++;
+      }
+    }
+    return busy;
+  }
+
+  /** The key {@code thread}'s worker is reconciling, or null. */
+  T runningOn(Thread thread) {
+    for (WorkerSlot<T> s : slots) {
+      if (s.thread == thread) {
+        return s.key();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The latest end of a reconcile of this run on the clock, or {@code never} (overflow-safe:
+   * readings are compared by their difference).
+   */
+  long lastEnd(long never) {
+    long latest = never;
+    for (WorkerSlot<T> s : slots) {
+      latest = later(latest, s.lastEnd(), never);
+    }
+    return latest;
+  }
+
+  /** The later of two end times, either of which may be {@code never}. */
+  static long later(long a, long b, long never) {
+    if (a == never) {
+      return b;
+    }
+    return b != never && b - a > 0 ? b : a;
   }
 
   /** A worker is about to reconcile {@code key}: adds of it are held until it settles. */
@@ -87,12 +159,15 @@ final class ControllerRun<T> {
     }
   }
 
-  void exited() {
+  /** A worker exited; returns whether it was the last. */
+  boolean exited() {
     lock.lock();
     try {
       if (--live == 0) {
         allExited.signalAll();
+        return true;
       }
+      return false;
     } finally {
       lock.unlock();
     }

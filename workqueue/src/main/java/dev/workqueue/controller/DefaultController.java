@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
+import org.slf4j.helpers.NOPMDCAdapter;
 
 /**
  * The reconcile loop. Each start creates a {@link ControllerRun}: the queue of that run, its
@@ -43,6 +44,13 @@ final class DefaultController<T> implements Controller<T> {
 
   private final String name;
   private final ContextualReconciler<T> reconciler;
+  /** The reconciler if it takes no context: then, without an MDC, none is made. */
+  private final Reconciler<T> plainReconciler;
+  /**
+   * Whether the logging binding keeps MDC values: not slf4j-nop's or slf4j-simple's adapter,
+   * whose puts would only cost the worker four strings and eight calls per reconcile.
+   */
+  private final boolean mdc;
   private final java.util.concurrent.atomic.AtomicLong reconcileIds =
       new java.util.concurrent.atomic.AtomicLong();
   private final int maxRetries;
@@ -65,7 +73,18 @@ final class DefaultController<T> implements Controller<T> {
   private final ReconcileOutcomes<T> outcomes;
   /** No reconcile has ended yet: a reading no clock gives in practice. */
   private static final long NEVER = Long.MIN_VALUE;
-  private volatile long lastReconcileEnd = NEVER;
+  /**
+   * When the last reconcile of an exited worker ended; a running worker keeps its own in its
+   * {@link WorkerSlot}, and adds it here when it exits.
+   */
+  private final java.util.concurrent.atomic.AtomicLong exitedWorkersLastEnd =
+      new java.util.concurrent.atomic.AtomicLong(NEVER);
+  /**
+   * The runs with workers that have not exited: the current one, and stopped ones whose
+   * workers are finishing. {@link #status} reads their worker slots.
+   */
+  private final java.util.Set<ControllerRun<T>> liveRuns =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private final ReentrantLock lifecycle = new ReentrantLock();
   /** Keys added while stopped, queued at the next start; guarded by keptLock. */
@@ -86,6 +105,7 @@ final class DefaultController<T> implements Controller<T> {
   DefaultController(ControllerBuilder<T> b) {
     this.name = b.name;
     this.reconciler = b.reconciler;
+    this.plainReconciler = b.plainReconciler;
     this.maxRetries = b.maxRetries;
     this.workers = b.workers;
     this.executor = b.executor;
@@ -99,6 +119,10 @@ final class DefaultController<T> implements Controller<T> {
     this.maxReconcileIntervalNanos = b.maxReconcileIntervalNanos;
     this.keepReconciling = b.keepReconciling;
     this.log = LoggerFactory.getLogger(Controller.class.getName() + "." + name);
+    // After getLogger, which binds slf4j: the adapter is the binding's from then on (one asked
+    // for during another thread's binding is a stand-in that keeps values: MDC kept, no harm).
+    this.mdc = b.mdcKeepsValues != null ? b.mdcKeepsValues
+        : !(MDC.getMDCAdapter() instanceof NOPMDCAdapter);
     if (b.metrics != dev.workqueue.metrics.ControllerMetricsProvider.noop()) {
       metricsProviders.add(b.metrics);
     }
@@ -120,7 +144,11 @@ final class DefaultController<T> implements Controller<T> {
   public void add(T key) {
     Checks.nonNull(key, "key");
     if (!held(key)) {
-      enqueue(key, q -> q.add(key));
+      RateLimitingQueue<T> q = queue; // enqueue(key, q -> q.add(key)) without its allocation
+      q.add(key);
+      if (q.isShuttingDown()) {
+        keepUntilStart(key, q);
+      }
     }
   }
 
@@ -232,13 +260,15 @@ final class DefaultController<T> implements Controller<T> {
           keptLock.unlock();
         }
       }
-      ControllerRun<T> r = new ControllerRun<>(queue, workers, clock, deferEvents);
+      ControllerRun<T> r = new ControllerRun<>(queue, workers, clock, deferEvents, NEVER);
       claimName();
       List<Thread> threads = new ArrayList<>();
       if (executor == null) {
         try {
           for (int i = 0; i < workers; i++) {
-            threads.add(threadFactory.newThread(() -> workerLoop(r))); // may throw: none started
+            int index = i;
+            // newThread may throw: then none has started
+            threads.add(threadFactory.newThread(() -> workerLoop(r, index)));
           }
         } catch (RuntimeException | Error e) {
           releaseName();
@@ -246,11 +276,13 @@ final class DefaultController<T> implements Controller<T> {
         }
       }
       run = r;
+      liveRuns.add(r);
       int launched = 0;
       try {
         for (int i = 0; i < workers; i++) {
           if (executor != null) {
-            executor.execute(() -> workerLoop(r));
+            int index = i;
+            executor.execute(() -> workerLoop(r, index));
           } else {
             threads.get(i).start();
           }
@@ -275,7 +307,7 @@ final class DefaultController<T> implements Controller<T> {
     r.aborted = true;
     r.stopping = true;
     for (int i = 0; i < notLaunched; i++) {
-      r.exited(); // they will never run
+      workerGone(r); // they will never run
     }
     run = null;
     releaseName();
@@ -329,7 +361,7 @@ final class DefaultController<T> implements Controller<T> {
       }
       r.queue.shutDown();
       boolean exited = r.awaitExit(deadline);
-      List<T> stillRunning = new ArrayList<>(r.running.values());
+      List<T> stillRunning = r.running();
       if (!exited) {
         r.forced = true;
         r.threads.forEach(Thread::interrupt);
@@ -354,7 +386,7 @@ final class DefaultController<T> implements Controller<T> {
   private StopResult<T> stopFromOwnReconcile(ControllerRun<T> r) {
     while (!lifecycle.tryLock()) {
       if (r.stopping) {
-        return new StopResult<>(false, List.copyOf(r.running.values())); // a stop ends r
+        return new StopResult<>(false, List.copyOf(r.running())); // a stop ends r
       }
       Thread.yield(); // isRunning or start hold the lock only for moments
     }
@@ -366,10 +398,10 @@ final class DefaultController<T> implements Controller<T> {
         releaseName();
         stoppedFromInside = r;
         log.info("controller {}: stop called from the reconcile of {}; not waiting for the"
-            + " running reconcile(s): {}", name, r.running.get(Thread.currentThread()),
-            r.running.values());
+            + " running reconcile(s): {}", name, r.runningOn(Thread.currentThread()),
+            r.running());
       }
-      return new StopResult<>(false, List.copyOf(r.running.values()));
+      return new StopResult<>(false, List.copyOf(r.running()));
     } finally {
       lifecycle.unlock();
     }
@@ -429,11 +461,18 @@ final class DefaultController<T> implements Controller<T> {
     RateLimitingQueue<T> q = queue;
     int queued = q.isShuttingDown() ? 0 : q.size();
     int waiting = q.isShuttingDown() ? 0 : q.waitingCount();
-    long ended = lastReconcileEnd;
+    int busy = 0;
+    long ended = NEVER;
+    for (ControllerRun<T> live : liveRuns) {
+      busy += live.busyWorkers();
+      ended = ControllerRun.later(ended, live.lastEnd(NEVER), NEVER);
+    }
+    // After the slots: a worker adds its end here before its run leaves liveRuns.
+    ended = ControllerRun.later(ended, exitedWorkersLastEnd.get(), NEVER);
     java.util.Optional<Duration> since = ended == NEVER ? java.util.Optional.empty()
         : java.util.Optional.of(Duration.ofNanos(Math.max(0, clock.nanoTime() - ended)));
     return new ControllerStatus(r != null, workers, r == null ? 0 : r.live(),
-        outcomes.busyWorkers(), queued, waiting, since);
+        busy, queued, waiting, since);
   }
 
   @Override
@@ -453,8 +492,10 @@ final class DefaultController<T> implements Controller<T> {
   /** Whether a queue's {@code get} that threw was logged; once per controller. */
   private volatile boolean warnedQueue;
 
-  private void workerLoop(ControllerRun<T> r) {
+  private void workerLoop(ControllerRun<T> r, int index) {
     Thread self = Thread.currentThread();
+    WorkerSlot<T> slot = r.slot(index);
+    slot.thread = self;
     r.threads.add(self);
     try {
       while (!r.forced) {
@@ -504,13 +545,13 @@ final class DefaultController<T> implements Controller<T> {
           doneGuarded(r.queue, key); // stopping without drain: the queued rest is dropped
           return;
         }
-        r.running.put(self, key);
-        outcomes.updateActiveWorkers(1);
+        slot.reconciling(key);
+        outcomes.reconcileStarted();
         try {
-          reconcileOnce(r, key, priority);
+          reconcileOnce(r, slot, key, priority);
         } finally {
-          outcomes.updateActiveWorkers(-1);
-          r.running.remove(self);
+          outcomes.reconcileEnded();
+          slot.reconciling(null);
         }
         if (Thread.interrupted() && r.forced) {
           return; // interrupted by a stop past its deadline
@@ -518,14 +559,34 @@ final class DefaultController<T> implements Controller<T> {
       }
     } finally {
       r.threads.remove(self);
-      r.exited();
+      slot.thread = null; // an executor's thread goes on to other tasks
+      long end = slot.lastEnd();
+      if (end != NEVER) {
+        exitedWorkersLastEnd.accumulateAndGet(end, (a, b) -> ControllerRun.later(a, b, NEVER));
+      }
+      workerGone(r);
     }
   }
 
-  /** One reconcile and its outcome; {@code done} always. */
-  private void reconcileOnce(ControllerRun<T> r, T key, int priority) {
+  /** A worker of {@code r} exited (or will never run); the last one takes r off liveRuns. */
+  private void workerGone(ControllerRun<T> r) {
+    if (r.exited()) {
+      liveRuns.remove(r);
+    }
+  }
+
+  /**
+   * One reconcile and its outcome; {@code done} always. A context (its attempt asks the limiter,
+   * its id takes a shared counter) is made only if something reads it: a {@link
+   * ContextualReconciler}, or an MDC that keeps values; the MDC's four strings likewise.
+   */
+  private void reconcileOnce(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority) {
     RateLimitingQueue<T> q = r.queue;
     r.reconciling(key);
+    if (plainReconciler != null && !mdc) {
+      reconcileOnce(r, slot, key, priority, null);
+      return;
+    }
     int requeues;
     try {
       requeues = q.numRequeues(key);
@@ -534,12 +595,16 @@ final class DefaultController<T> implements Controller<T> {
     }
     Context context = new Context(name, reconcileIds.incrementAndGet(), requeues + 1,
         maxRetries >= 0 && requeues >= maxRetries, priority);
+    if (!mdc) {
+      reconcileOnce(r, slot, key, priority, context);
+      return;
+    }
     MDC.put(ReconcileContext.MDC_CONTROLLER, name);
     MDC.put(ReconcileContext.MDC_KEY, String.valueOf(key));
     MDC.put(ReconcileContext.MDC_RECONCILE_ID, Long.toString(context.reconcileId()));
     MDC.put(ReconcileContext.MDC_ATTEMPT, Integer.toString(context.attempt()));
     try {
-      reconcileOnce(r, key, priority, context); // the outcome's log lines carry the MDC too
+      reconcileOnce(r, slot, key, priority, context); // the outcome's log lines carry the MDC
     } finally {
       MDC.remove(ReconcileContext.MDC_CONTROLLER);
       MDC.remove(ReconcileContext.MDC_KEY);
@@ -552,9 +617,12 @@ final class DefaultController<T> implements Controller<T> {
   private record Context(String controller, long reconcileId, int attempt, boolean lastAttempt,
       int priority) implements ReconcileContext {}
 
-  private void reconcileOnce(ControllerRun<T> r, T key, int priority, Context context) {
+  /** The reconcile of {@code key}; {@code context} is null if nothing reads it. */
+  private void reconcileOnce(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority,
+      Context context) {
     RateLimitingQueue<T> q = r.queue;
-    long start = clock.nanoTime();
+    boolean timed = outcomes.timesReconciles();
+    long start = timed || reconcileTimeoutNanos > 0 ? clock.nanoTime() : 0;
     ReconcileWatchdog watchdog =
         reconcileTimeoutNanos > 0 ? new ReconcileWatchdog(Thread.currentThread()) : null;
     Cancellable timer = watchdog == null ? null
@@ -563,7 +631,8 @@ final class DefaultController<T> implements Controller<T> {
     Throwable failure = null;
     VirtualMachineError fatal = null;
     try {
-      result = reconciler.reconcile(key, context);
+      result = context == null
+          ? plainReconciler.reconcile(key) : reconciler.reconcile(key, context);
     } catch (StackOverflowError e) {
       failure = e; // the stack is unwound by now: safe to go on
     } catch (VirtualMachineError e) {
@@ -600,7 +669,9 @@ final class DefaultController<T> implements Controller<T> {
       }
       backingOff = outcomes.apply(q, key, priority, result, failure);
       end = clock.nanoTime();
-      outcomes.took(TimeMath.toSeconds(end - start));
+      if (timed) {
+        outcomes.took(end - start);
+      }
     } catch (RuntimeException | Error e) {
       // The caller's code around the reconcile (a dropped-key handler, a rate limiter, a
       // metrics provider) threw: the key is still done below and the worker goes on.
@@ -613,7 +684,7 @@ final class DefaultController<T> implements Controller<T> {
     } finally {
       afterOutcome(r, key, priority, backingOff);
       doneGuarded(q, key);
-      lastReconcileEnd = end != NEVER ? end : clock.nanoTime(); // one reading when all went well
+      slot.ended(end != NEVER ? end : clock.nanoTime()); // one reading when all went well
     }
     if (fatal != null) {
       // The key is done and requeued; this worker ends, as the JVM may be broken.

@@ -3,6 +3,7 @@ package dev.workqueue.controller;
 import dev.workqueue.PriorityWorkQueue;
 import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.RateLimitingQueue;
+import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
 import dev.workqueue.metrics.Gauge;
@@ -14,7 +15,8 @@ import org.slf4j.Logger;
  * What a controller does with each reconcile's outcome (the table in the README: forget,
  * requeue after a delay, requeue with back-off, drop past the retries, nothing for a terminal
  * error), and the controller-runtime metrics that count outcomes and busy workers. A metrics
- * provider that throws costs neither a key nor a worker: it is logged once and ignored.
+ * provider that throws costs neither a key nor a worker: it is logged once and ignored. No-op
+ * metrics (the default) cost no allocation and no shared write per reconcile.
  */
 final class ReconcileOutcomes<T> {
   private final Logger log;
@@ -57,38 +59,67 @@ final class ReconcileOutcomes<T> {
     count(panics);
   }
 
-  /** A reconcile and its outcome took {@code seconds}. */
-  void took(double seconds) {
-    metric(() -> reconcileTime.observe(seconds));
+  /**
+   * Whether {@link #took} records anything: a no-op histogram needs no clock readings. Asked per
+   * reconcile, so that the worker skips the readings too.
+   */
+  boolean timesReconciles() {
+    return reconcileTime != Histogram.NOOP;
   }
 
-  /** Workers reconciling now. */
-  int busyWorkers() {
-    return activeWorkers.get();
-  }
-
-  /** Moves the active-workers count. */
-  void updateActiveWorkers(int delta) {
-    int active = activeWorkers.addAndGet(delta);
-    metric(() -> activeWorkersGauge.set(active));
-  }
-
-  private void count(Counter counter) {
-    metric(counter::inc);
+  /** A reconcile and its outcome took {@code nanos}. */
+  void took(long nanos) {
+    if (reconcileTime == Histogram.NOOP) {
+      return;
+    }
+    try {
+      reconcileTime.observe(TimeMath.toSeconds(nanos));
+    } catch (RuntimeException e) {
+      metricFailed(e);
+    }
   }
 
   /**
-   * Records a metric; a metrics provider that throws must cost neither a key (its outcome and
-   * {@code done}) nor a worker, so the exception is logged (once per controller) and ignored.
+   * A worker starts a reconcile: the active-workers gauge goes up. A no-op gauge costs nothing
+   * (the controller's status counts busy workers from its worker slots, not from here).
    */
-  private void metric(Runnable record) {
+  void reconcileStarted() {
+    if (activeWorkersGauge != Gauge.NOOP) {
+      setActiveWorkers(activeWorkers.incrementAndGet());
+    }
+  }
+
+  /** A worker's reconcile is over: the active-workers gauge goes down. */
+  void reconcileEnded() {
+    if (activeWorkersGauge != Gauge.NOOP) {
+      setActiveWorkers(activeWorkers.decrementAndGet());
+    }
+  }
+
+  private void setActiveWorkers(int active) {
     try {
-      record.run();
+      activeWorkersGauge.set(active);
     } catch (RuntimeException e) {
-      if (!warnedMetrics) {
-        warnedMetrics = true;
-        log.warn("controller {}: a metric threw; ignored (logged once per controller)", name, e);
-      }
+      metricFailed(e);
+    }
+  }
+
+  /**
+   * Counts; a metrics provider that throws must cost neither a key (its outcome and {@code
+   * done}) nor a worker, so the exception is logged (once per controller) and ignored.
+   */
+  private void count(Counter counter) {
+    try {
+      counter.inc();
+    } catch (RuntimeException e) {
+      metricFailed(e);
+    }
+  }
+
+  private void metricFailed(RuntimeException e) {
+    if (!warnedMetrics) {
+      warnedMetrics = true;
+      log.warn("controller {}: a metric threw; ignored (logged once per controller)", name, e);
     }
   }
 

@@ -62,6 +62,14 @@ final class ShardMember {
   private boolean leaving;
   private boolean left;
   private final Map<String, Integer> inFlight = new HashMap<>();
+  /**
+   * Writes in doubt (the call failed without a conflict): each may still be stored later, if
+   * the record is still at the version it expected. Locked.
+   */
+  private final List<Pending> pending = new ArrayList<>();
+
+  private record Pending(List<String> view, String expected) {}
+
   /** Whether the last call to the store failed: a streak of failures is warned about once. */
   private volatile boolean failing;
 
@@ -88,7 +96,7 @@ final class ShardMember {
    *     key (never true for a key it owned before); a no-op test when the target did not change
    */
   Predicate<String> tick() {
-    synchronized (tickLock) { // one round at a time: a leave may tick beside the ring's thread
+    synchronized (tickLock) { // one round at a time (the start's first round, then the thread's)
       return tickAlone();
     }
   }
@@ -132,13 +140,17 @@ final class ShardMember {
       return key -> false;
     }
     boolean changed;
+    // Before the call: the store keeps the write at some time after this, and the others count
+    // from when they see it, so a slow answer cannot stretch this member's renew deadline.
+    long sentAt = clock.nanoTime();
     try {
       ShardStore.Entry stored = store.write(id, expected, view, leave);
       synchronized (this) {
         changed = !view.equals(published);
         version = stored.version();
         published = view;
-        renewedAt = clock.nanoTime();
+        pending.clear(); // no write in doubt can land any more: the version moved on
+        renewedAt = sentAt;
         everRenewed = true;
         if (changed) {
           confirmed = false;
@@ -151,9 +163,11 @@ final class ShardMember {
       }
       changed = true;
     } catch (Exception e) {
-      // Maybe stored, maybe not: act on nothing until a read shows what is stored.
+      // Maybe stored, maybe not, maybe stored later (the request still on its way): until that
+      // is settled, this view may become ours at any time, so a key must be ours in it too.
       synchronized (this) {
         confirmed = false;
+        pending.add(new Pending(view, expected));
       }
       failed("writing its record", e);
       changed = true;
@@ -203,6 +217,8 @@ final class ShardMember {
           // Ours, as stored: a write we took for failed may have gone through.
           version = e.version();
           published = e.view();
+          // a write in doubt that expected another version can never land now
+          pending.removeIf(p -> !e.version().equals(p.expected()));
           continue;
         }
         present.add(e.id());
@@ -214,6 +230,7 @@ final class ShardMember {
       if (entries.stream().noneMatch(e -> e.id().equals(id))) {
         version = null; // not stored (yet, or deleted): the next write creates it
         published = null;
+        pending.removeIf(p -> p.expected() != null); // only a create can still land
       }
       seen.keySet().retainAll(present);
       TreeSet<String> live = new TreeSet<>();
@@ -262,6 +279,16 @@ final class ShardMember {
     return now - s.changedAt() < leaseNanos;
   }
 
+  /** Whether {@code key} is this member's in the view of every write in doubt. */
+  private boolean ownsInEvery(String key, List<Pending> writes) {
+    for (Pending p : writes) {
+      if (!id.equals(Rendezvous.owner(key, p.view()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether no key in flight belongs to another member under {@code view}. Locked. */
   private boolean drained(List<String> view) {
     for (String key : inFlight.keySet()) {
@@ -289,7 +316,8 @@ final class ShardMember {
     if (left || leaving || !confirmed || published == null || lost()) {
       return false;
     }
-    if (!id.equals(Rendezvous.owner(key, published)) || !id.equals(Rendezvous.owner(key, target))) {
+    if (!id.equals(Rendezvous.owner(key, published)) || !id.equals(Rendezvous.owner(key, target))
+        || !ownsInEvery(key, pending)) {
       return false;
     }
     long now = clock.nanoTime();

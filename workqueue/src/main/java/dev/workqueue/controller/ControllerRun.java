@@ -33,7 +33,8 @@ final class ControllerRun<T> {
    */
   private final ConcurrentHashMap<T, Hold> holds;
 
-  private enum Hold { IN_FLIGHT, IN_FLIGHT_ADDED, BACKING_OFF }
+  /** A key's hold: reconciling or backing off, and whether an add was held meanwhile. */
+  private enum Hold { IN_FLIGHT, IN_FLIGHT_ADDED, BACKING_OFF, BACKING_OFF_ADDED }
 
   /**
    * @param never the end time of a worker that has reconciled nothing
@@ -119,18 +120,37 @@ final class ControllerRun<T> {
   /**
    * Whether an add of {@code key} is held: true if its reconcile is running (the add is
    * remembered, and made or covered when the reconcile {@link #settled settles}) or its back-off
-   * retry is waiting (which covers the add).
+   * retry is waiting (which covers the add). Never once the run is stopping: a stop discards
+   * the waiting retries, so an add then takes the way of any add during a stop.
    */
   boolean holdAdd(T key) {
-    if (holds == null) {
+    if (holds == null || stopping) {
       return false;
     }
     boolean[] held = {false};
     holds.computeIfPresent(key, (k, h) -> {
       held[0] = true;
-      return h == Hold.BACKING_OFF ? h : Hold.IN_FLIGHT_ADDED;
+      return h == Hold.BACKING_OFF || h == Hold.BACKING_OFF_ADDED ? Hold.BACKING_OFF_ADDED
+          : Hold.IN_FLIGHT_ADDED;
     });
     return held[0];
+  }
+
+  /**
+   * At a stop, before the queue shuts down: the keys whose adds are held by a waiting retry,
+   * which the stop is about to discard. Their holds are dropped; the caller adds them as the
+   * adds would have been made without the option.
+   */
+  java.util.List<T> takeHeldAdds() {
+    java.util.List<T> keys = new java.util.ArrayList<>();
+    if (holds != null) {
+      holds.forEach((k, h) -> {
+        if (h == Hold.BACKING_OFF_ADDED && holds.remove(k, h)) {
+          keys.add(k);
+        }
+      });
+    }
+    return keys;
   }
 
   /**
@@ -143,7 +163,8 @@ final class ControllerRun<T> {
       return false;
     }
     if (backingOff) {
-      holds.put(key, Hold.BACKING_OFF);
+      holds.compute(key, (k, h) -> h == Hold.IN_FLIGHT_ADDED ? Hold.BACKING_OFF_ADDED
+          : Hold.BACKING_OFF);
       return false;
     }
     return holds.remove(key) == Hold.IN_FLIGHT_ADDED;

@@ -355,6 +355,7 @@ final class DefaultController<T> implements Controller<T> {
       }
       long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
       r.stopping = true;
+      addHeld(r);
       boolean drained = true;
       if (drainOnStop) {
         drained = r.queue.shutDownWithDrain(timeout);
@@ -393,6 +394,7 @@ final class DefaultController<T> implements Controller<T> {
     try {
       if (run == r) {
         r.stopping = true;
+        addHeld(r);
         r.queue.shutDown(); // queued keys are still handed out: drained, or dropped
         run = null;
         releaseName();
@@ -703,7 +705,7 @@ final class DefaultController<T> implements Controller<T> {
   private void afterOutcome(ControllerRun<T> r, T key, int priority, boolean backingOff) {
     try {
       if (r.settled(key, backingOff)) {
-        r.queue.add(key);
+        addNow(r, key); // done queues it again at once, as client-go does an add while processing
       }
       if (maxReconcileIntervalNanos > 0 && !r.stopping && keep(key)) {
         Duration interval = Duration.ofNanos(maxReconcileIntervalNanos);
@@ -716,6 +718,24 @@ final class DefaultController<T> implements Controller<T> {
     } catch (RuntimeException e) {
       log.error("controller {}: requeueing {} after its reconcile threw; the worker goes on",
           name, key, e);
+    }
+  }
+
+  /**
+   * A stop begins: the adds held by waiting retries, which the stop discards, are made now, as
+   * they would have been without {@code deferEventsDuringBackoff}.
+   */
+  private void addHeld(ControllerRun<T> r) {
+    for (T key : r.takeHeldAdds()) {
+      addNow(r, key);
+    }
+  }
+
+  /** An add to {@code r}'s queue that a stop under way keeps for the next start. */
+  private void addNow(ControllerRun<T> r, T key) {
+    r.queue.add(key);
+    if (r.queue.isShuttingDown()) {
+      keepUntilStart(key, r.queue);
     }
   }
 

@@ -171,6 +171,70 @@ class ControllerOptionsTest {
     nextCall();
   }
 
+  /**
+   * A stop discards the waiting retries, so an add during the stop must not be held by one: it
+   * is kept for the next start, as without the option (found in review: it was lost).
+   */
+  @Test
+  void deferEvents_anAddDuringAStop_isKeptForTheNextStart() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicBoolean failOnce = new AtomicBoolean(true);
+    behaviour.put("a", k -> {
+      if (failOnce.getAndSet(false)) {
+        throw new IllegalStateException("down");
+      }
+      return Result.success();
+    });
+    behaviour.put("b", k -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return Result.success();
+    });
+    start(builder().workers(2).deferEventsDuringBackoff(true));
+    controller.add("a");
+    nextCall();
+    awaitSettled(1); // a waits out its back-off
+    controller.add("b");
+    assertEquals("b", nextCall().key()); // b holds its worker, so the stop waits
+    CompletableFuture<StopResult<String>> stopping = CompletableFuture.supplyAsync(() -> {
+      try {
+        return controller.stop(Duration.ofSeconds(30));
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+    });
+    DefaultController<String> c = (DefaultController<String>) controller;
+    await().atMost(10, SECONDS).until(() -> c.queue().isShuttingDown());
+    controller.add("a"); // an event during the stop: a's waiting retry is gone with the queue
+    release.countDown();
+    assertTrue(stopping.get(10, SECONDS).completed());
+    controller.start();
+    assertEquals("a", nextCall().key(), "kept for the next start");
+  }
+
+  /** An add held by a waiting retry when a draining stop begins is drained, not discarded. */
+  @Test
+  void deferEvents_anAddHeldByARetry_isDrainedByADrainingStop() throws Exception {
+    AtomicBoolean failOnce = new AtomicBoolean(true);
+    behaviour.put("a", k -> {
+      if (failOnce.getAndSet(false)) {
+        throw new IllegalStateException("down");
+      }
+      return Result.success();
+    });
+    start(builder().deferEventsDuringBackoff(true).drainOnStop(true));
+    controller.add("a");
+    nextCall();
+    awaitSettled(1);
+    controller.add("a"); // held: the retry covers it
+    assertEquals(0, controller.status().queued());
+    assertTrue(controller.stop(Duration.ofSeconds(10)).completed());
+    assertEquals("a", nextCall().key(), "drained as the add would have been without the option");
+  }
+
   // --- maxReconcileInterval (issue #17 item 5) ---
 
   @Test

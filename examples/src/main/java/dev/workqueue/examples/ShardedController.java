@@ -228,7 +228,7 @@ public final class ShardedController implements AutoCloseable {
     out.printf("   %-10s %4s %10s  %-20s  %s%n", "replica", "keys", "reconciles", "Lease",
         "state");
     for (Replica r : replicas.values()) {
-      String lease = RING + "-" + r.id();
+      String lease = RING + "." + r.id(); // the Lease of a ring member: <ring>.<identity>
       String state = stopped.contains(r.id()) ? "left"
           : r.cutOff().get() ? "cut off; still sees " + r.c().shardMembers() : "running";
       out.printf("   %-10s %4d %10d  %-20s  %s%n", r.id(), keys.get(r.id()),

@@ -107,7 +107,7 @@ class ShardedControllerTest {
   }
 
   private static String lease(String replica) {
-    return ShardedController.RING + "-" + replica;
+    return ShardedController.RING + "." + replica;
   }
 
   private static int sum(Map<String, Integer> counts) {

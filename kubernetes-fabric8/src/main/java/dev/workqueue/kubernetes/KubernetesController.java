@@ -221,6 +221,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     EnqueueHandler<X> handler = s.handler().apply(shards == null ? core::add : key -> {
       if (shards.owns(key)) {
         core.add(key); // the others' keys are theirs: filtered at the handler
+      } else {
+        ObjectCache<R> c = cache;
+        shards.filtered(key, c != null && c.get(key).isEmpty());
       }
     });
     SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());

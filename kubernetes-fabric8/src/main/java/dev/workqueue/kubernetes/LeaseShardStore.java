@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * A shard ring's records as {@code coordination.k8s.io/v1} Leases, one per member, named
- * {@code <ring>-<member>} and labelled {@code workqueue.dev/ring=<ring>}. The member is the
+ * {@code <ring>.<member>} and labelled {@code workqueue.dev/ring=<ring>}. The member is the
  * Lease's holder; its view and whether it is leaving are annotations. Reads go to the API server
  * (a list by label), writes are guarded by resourceVersion (409 is a {@link Conflict}).
  */
@@ -97,7 +97,8 @@ final class LeaseShardStore implements ShardStore {
     }
   }
 
+  /** {@code <ring>.<identity>}: both are DNS labels (no dot), so no two pairs share a name. */
   private String leaseName(String id) {
-    return ring + "-" + id;
+    return ring + "." + id;
   }
 }

@@ -33,18 +33,34 @@ final class ShardRunner {
   private final Gauge owned;
   private final Counter handOvers;
   private final Histogram handOverTime;
+  /**
+   * Keys of objects gone from the cache whose events this replica filtered out as another's,
+   * and when: if a change of the ring gives one to this replica before its previous owner
+   * reconciled the delete, the cache no longer lists it, so it is queued from here. Bounded.
+   */
+  private final Map<ObjectKey, Long> goneAndFiltered = new ConcurrentHashMap<>();
+  private static final int GONE_LIMIT = 100_000;
   /** Keys gained and not reconciled here yet: when the change gave them (System.nanoTime). */
   private final Map<String, Long> gainedAt = new ConcurrentHashMap<>();
   private volatile boolean stopped;
   private Thread thread;
   private List<String> lastMembers = List.of(); // the ring's thread (and the first tick's)
+  /** The gains of a round that threw before queueing them all: the next round queues them. */
+  private Predicate<String> carried;
 
   ShardRunner(KubernetesClient client, Sharding config, ControllerMetricsProvider metrics,
       Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
-    this.config = config;
-    this.member = new ShardMember(config.identity(), new LeaseShardStore(client,
+    this(config, new ShardMember(config.identity(), new LeaseShardStore(client,
         config.namespace(), config.ring(), (int) config.leaseDuration().toSeconds()),
-        Clock.system(), config.leaseDuration().toNanos(), config.renewDeadline().toNanos());
+        Clock.system(), config.leaseDuration().toNanos(), config.renewDeadline().toNanos()),
+        metrics, cachedKeys, enqueue);
+  }
+
+  /** On a given member (tests: a member on an in-memory store and a fake clock). */
+  ShardRunner(Sharding config, ShardMember member, ControllerMetricsProvider metrics,
+      Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
+    this.config = config;
+    this.member = member;
     this.cachedKeys = cachedKeys;
     this.enqueue = enqueue;
     this.members = metrics.newShardMembers(config.ring());
@@ -78,6 +94,16 @@ final class ShardRunner {
     member.release(key.toString());
   }
 
+  /**
+   * An event of {@code key} was filtered out as another member's; {@code gone}: its object is
+   * no longer cached (a delete), so a later gain could not find it in the cache.
+   */
+  void filtered(ObjectKey key, boolean gone) {
+    if (gone && goneAndFiltered.size() < GONE_LIMIT) {
+      goneAndFiltered.put(key, System.nanoTime());
+    }
+  }
+
   ShardMember member() {
     return member;
   }
@@ -107,10 +133,26 @@ final class ShardRunner {
   }
 
   /** One round, then the keys it gained queued from the cache, and the gauges. */
-  private void tick() {
+  void tick() {
     try {
       Predicate<String> gained = member.tick();
       long now = System.nanoTime();
+      if (carried != null) {
+        Predicate<String> before = carried;
+        Predicate<String> latest = gained;
+        gained = k -> before.test(k) || latest.test(k); // a round that threw left these
+      }
+      carried = gained;
+      long forget = now - 2 * config.leaseDuration().toNanos();
+      for (Map.Entry<ObjectKey, Long> e : goneAndFiltered.entrySet()) {
+        if (gained.test(e.getKey().toString())) {
+          goneAndFiltered.remove(e.getKey());
+          handOvers.inc();
+          enqueue.accept(e.getKey()); // its delete, which its previous owner may not have seen
+        } else if (e.getValue() < forget) {
+          goneAndFiltered.remove(e.getKey(), e.getValue());
+        }
+      }
       int owns = 0;
       for (ObjectKey key : cachedKeys.get()) {
         String k = key.toString();
@@ -125,6 +167,7 @@ final class ShardRunner {
           gainedAt.remove(k); // given away again before it was reconciled here
         }
       }
+      carried = null;
       owned.set(owns);
       List<String> ring = member.members();
       members.set(ring.size());

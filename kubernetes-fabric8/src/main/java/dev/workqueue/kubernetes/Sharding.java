@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * Active-active replicas that split the keys, for {@link KubernetesControllerBuilder#sharding}:
- * each replica holds a Lease of its own in a ring ({@code <ring>-<identity>}, labelled {@code
+ * each replica holds a Lease of its own in a ring ({@code <ring>.<identity>}, labelled {@code
  * workqueue.dev/ring=<ring>}), and reconciles the keys that rendezvous hashing gives it among
  * the live members. When members come and go, about 1/n of the keys move, and a key changes
  * hands only after its previous owner has finished with it: no key is reconciled by two live

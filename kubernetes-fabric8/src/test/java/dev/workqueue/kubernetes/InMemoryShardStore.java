@@ -25,19 +25,18 @@ final class InMemoryShardStore implements ShardStore {
 
   /** The store as seen by {@code member}: its calls fail while it is cut off. */
   ShardStore as(String member) {
-    InMemoryShardStore self = this;
-    return new ShardStore() {
+    return new ForwardingShardStore(this) {
       @Override
       public List<Entry> list() throws Exception {
         check(member);
-        return self.list();
+        return super.list();
       }
 
       @Override
       public Entry write(String id, String expectedVersion, List<String> view, boolean leaving)
           throws Exception {
         check(member);
-        Entry e = self.write(id, expectedVersion, view, leaving);
+        Entry e = super.write(id, expectedVersion, view, leaving);
         if (loseNextAnswer.remove(member)) {
           throw new IOException("answer lost (" + member + ")");
         }
@@ -47,7 +46,7 @@ final class InMemoryShardStore implements ShardStore {
       @Override
       public void delete(String id, String expectedVersion) throws Exception {
         check(member);
-        self.delete(id, expectedVersion);
+        super.delete(id, expectedVersion);
         if (!id.equals(member)) {
           countedOut.incrementAndGet();
         }

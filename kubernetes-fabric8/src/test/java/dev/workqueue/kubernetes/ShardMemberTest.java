@@ -44,13 +44,7 @@ class ShardMemberTest {
     Runnable[] late = new Runnable[1];
     boolean[] delayNext = {false};
     Runnable[] meanwhile = {() -> { }};
-    ShardStore mine = store.as("m");
-    ShardStore delaying = new ShardStore() {
-      @Override
-      public List<Entry> list() throws Exception {
-        return mine.list();
-      }
-
+    ShardStore delaying = new ForwardingShardStore(store.as("m")) {
       @Override
       public Entry write(String id, String expected, List<String> view, boolean leaving)
           throws Exception {
@@ -66,12 +60,7 @@ class ShardMemberTest {
           meanwhile[0].run();
           throw new IOException("timed out; the request is still on its way");
         }
-        return mine.write(id, expected, view, leaving);
-      }
-
-      @Override
-      public void delete(String id, String expected) throws Exception {
-        mine.delete(id, expected);
+        return super.write(id, expected, view, leaving);
       }
     };
     ShardMember m = new ShardMember("m", delaying, clock, LEASE, RENEW);
@@ -108,25 +97,14 @@ class ShardMemberTest {
    */
   @Test
   void aSlowAnswer_countsTheRenewalFromWhenItWasSent() {
-    ShardStore mine = store.as("m");
     long[] answerTakes = {0};
-    ShardStore slow = new ShardStore() {
-      @Override
-      public List<Entry> list() throws Exception {
-        return mine.list();
-      }
-
+    ShardStore slow = new ForwardingShardStore(store.as("m")) {
       @Override
       public Entry write(String id, String expected, List<String> view, boolean leaving)
           throws Exception {
-        Entry e = mine.write(id, expected, view, leaving);
+        Entry e = super.write(id, expected, view, leaving);
         clock.step(Duration.ofNanos(answerTakes[0])); // stored now, answered later
         return e;
-      }
-
-      @Override
-      public void delete(String id, String expected) throws Exception {
-        mine.delete(id, expected);
       }
     };
     ShardMember m = new ShardMember("m", slow, clock, LEASE, RENEW);

@@ -201,11 +201,7 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
    * @return this builder
    */
   public KubernetesControllerBuilder<R> resyncEvery(Duration period) {
-    Objects.requireNonNull(period, "period must not be null");
-    if (period.isNegative() || period.isZero()) {
-      throw new IllegalArgumentException("period must be positive, was " + period);
-    }
-    this.resync = period;
+    this.resync = positive(period, "period");
     return this;
   }
 
@@ -221,11 +217,7 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
    * @return this builder
    */
   public KubernetesControllerBuilder<R> maxReconcileInterval(Duration interval) {
-    Objects.requireNonNull(interval, "interval must not be null");
-    if (interval.isNegative() || interval.isZero()) {
-      throw new IllegalArgumentException("interval must be positive, was " + interval);
-    }
-    this.maxReconcileInterval = interval;
+    this.maxReconcileInterval = positive(interval, "interval");
     return this;
   }
 
@@ -301,5 +293,14 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
         : EnqueueHandler.<R>forObject(sink).withFilter(f)));
     all.addAll(sources);
     return all;
+  }
+
+  /** {@code d}, unless it is null, zero or negative ({@code Checks} is not exported here). */
+  private static Duration positive(Duration d, String name) {
+    Objects.requireNonNull(d, name + " must not be null");
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+    return d;
   }
 }

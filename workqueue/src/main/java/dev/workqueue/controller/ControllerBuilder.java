@@ -43,7 +43,7 @@ public final class ControllerBuilder<T> {
   boolean priorityQueue;
   Duration stopTimeout = Duration.ofSeconds(30);
   boolean deferEventsDuringBackoff;
-  long maxReconcileIntervalNanos; // 0 = none
+  Duration maxReconcileInterval; // null = none
   Predicate<? super T> keepReconciling = key -> true;
   /** Whether the logging MDC keeps values; null (outside tests): ask the slf4j binding. */
   Boolean mdcKeepsValues;
@@ -324,7 +324,7 @@ public final class ControllerBuilder<T> {
    */
   public ControllerBuilder<T> maxReconcileInterval(Duration interval,
       Predicate<? super T> keep) {
-    this.maxReconcileIntervalNanos = TimeMath.delayNanos(Checks.positive(interval, "interval"));
+    this.maxReconcileInterval = Checks.positive(interval, "interval");
     this.keepReconciling = Checks.nonNull(keep, "keep");
     return this;
   }

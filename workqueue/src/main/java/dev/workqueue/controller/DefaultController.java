@@ -63,7 +63,7 @@ final class DefaultController<T> implements Controller<T> {
   private final boolean drainOnStop;
   private final Duration stopTimeout;
   private final boolean deferEvents;
-  private final long maxReconcileIntervalNanos;
+  private final Duration maxReconcileInterval; // null: none
   private final java.util.function.Predicate<? super T> keepReconciling;
   /** The non-no-op metrics providers this controller publishes to, where its name is claimed. */
   private final List<Object> metricsProviders = new ArrayList<>();
@@ -116,7 +116,7 @@ final class DefaultController<T> implements Controller<T> {
     this.drainOnStop = b.drainOnStop;
     this.stopTimeout = b.stopTimeout;
     this.deferEvents = b.deferEventsDuringBackoff;
-    this.maxReconcileIntervalNanos = b.maxReconcileIntervalNanos;
+    this.maxReconcileInterval = b.maxReconcileInterval;
     this.keepReconciling = b.keepReconciling;
     this.log = LoggerFactory.getLogger(Controller.class.getName() + "." + name);
     // After getLogger, which binds slf4j: the adapter is the binding's from then on (one asked
@@ -144,11 +144,7 @@ final class DefaultController<T> implements Controller<T> {
   public void add(T key) {
     Checks.nonNull(key, "key");
     if (!held(key)) {
-      RateLimitingQueue<T> q = queue; // enqueue(key, q -> q.add(key)) without its allocation
-      q.add(key);
-      if (q.isShuttingDown()) {
-        keepUntilStart(key, q);
-      }
+      addOrKeep(queue, key); // enqueue(key, q -> q.add(key)) without its allocation
     }
   }
 
@@ -707,8 +703,8 @@ final class DefaultController<T> implements Controller<T> {
       if (r.settled(key, backingOff)) {
         addNow(r, key); // done queues it again at once, as client-go does an add while processing
       }
-      if (maxReconcileIntervalNanos > 0 && !r.stopping && keep(key)) {
-        Duration interval = Duration.ofNanos(maxReconcileIntervalNanos);
+      if (maxReconcileInterval != null && !r.stopping && keep(key)) {
+        Duration interval = maxReconcileInterval;
         if (r.queue instanceof PriorityWorkQueue<T> pq) {
           pq.add(key, AddOptions.ofPriority(priority).withAfter(interval));
         } else {
@@ -733,9 +729,14 @@ final class DefaultController<T> implements Controller<T> {
 
   /** An add to {@code r}'s queue that a stop under way keeps for the next start. */
   private void addNow(ControllerRun<T> r, T key) {
-    r.queue.add(key);
-    if (r.queue.isShuttingDown()) {
-      keepUntilStart(key, r.queue);
+    addOrKeep(r.queue, key);
+  }
+
+  /** {@code q.add(key)}; if {@code q} is shut down, the key is kept for the next start. */
+  private void addOrKeep(RateLimitingQueue<T> q, T key) {
+    q.add(key);
+    if (q.isShuttingDown()) {
+      keepUntilStart(key, q);
     }
   }
 

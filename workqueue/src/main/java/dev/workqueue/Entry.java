@@ -99,13 +99,49 @@ class Entry<T> {
   }
 
   /**
-   * Under the lock, for a {@link #FRESH} entry that becomes dirty: no merged add can be pending
-   * on a stamp that is not a priority (its compare-and-set needs a ready one), and nothing else
-   * changes a fresh stamp, so there is nothing to read and a release store does; the take that
-   * ends this round still reads with {@code getAndSet}.
+   * Under the lock, for a {@link #FRESH} entry that becomes dirty and joins the line under the
+   * lock: no merged add can be pending on a stamp that is not a priority (its compare-and-set
+   * needs a ready one), and no take can reach the entry before the lock is released, so nothing
+   * else changes this fresh stamp, there is nothing to read and a release store does; the take
+   * that ends this round still reads with {@code getAndSet}.
    */
   final void publishNewRound() {
     STAMP.setRelease(this, (long) priority);
+  }
+
+  /**
+   * Without the lock, for a {@link #FRESH} entry a producer has just pushed onto the FIFO's
+   * intake ({@link FifoOrder#offer}): its round is published at {@code priority}, unless a
+   * consumer took the entry from the intake first (its take wrote the stamp; nothing to do
+   * then). A compare-and-set, as the take may race it.
+   */
+  final void publishOffered(int priority) {
+    STAMP.compareAndSet(this, FRESH, (long) priority);
+  }
+
+  /**
+   * Without the lock, for a {@link #FRESH} entry whose push onto the intake failed (the queue
+   * shut down): it never joined the queue and leaves the map. No consumer can reach it; a
+   * producer waiting for it to be published ({@link #awaitPublished}) sees it retired.
+   */
+  final void retireUnoffered() {
+    STAMP.setVolatile(this, RETIRED);
+  }
+
+  /**
+   * Under the lock: waits while the entry is {@link #FRESH}, which, seen by another thread, means
+   * a producer is between putting it in the map and publishing it without the lock (a few
+   * instructions; it needs no lock to finish). The volatile read that ends the wait makes the
+   * producer's writes visible.
+   */
+  final void awaitPublished() {
+    for (int spins = 0; (long) STAMP.getVolatile(this) == FRESH; spins++) {
+      if (spins < 64) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield(); // the producer was descheduled between its two steps
+      }
+    }
   }
 
   /**

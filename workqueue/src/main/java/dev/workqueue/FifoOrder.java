@@ -1,23 +1,140 @@
 package dev.workqueue;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * client-go's order: one first-in first-out line, linked through the entries, sorted by {@link
  * Entry#readySince} (an entry never counts as ready earlier than the one before it), so that
  * the queue can merge the due items of its waiting room into it by time without moving them
  * in first ({@link QueueEngine}).
+ *
+ * <p><b>The intake.</b> Besides the line, which the queue's lock guards, the order has a
+ * lock-free intake: a producer that adds a new item while nothing waits pushes its entry there
+ * with one compare-and-set ({@link #offer}), without the queue's lock, so producers and
+ * consumers do not contend for the lock. Every locked method first moves what the intake holds
+ * to the end of the line, in the order it was pushed ({@link #drain}); so an entry pushed
+ * before an entry is appended under the lock is ahead of it, and the intake is invisible to
+ * the queue's other code. {@link #close} ends the intake for good (shutdown): an offer after
+ * it fails, so no add can slip in after the queue has shut down.
  */
 final class FifoOrder<T> extends ReadyOrder<T> {
+  /** The intake's value once closed. */
+  @SuppressWarnings("rawtypes")
+  private static final Entry CLOSED = new Entry<>("(closed)", 0);
+
+  private static final VarHandle INTAKE;
+
+  static {
+    try {
+      INTAKE = MethodHandles.lookup().findVarHandle(IntakeTop.class, "top", Entry.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Padding before {@link Intake#top}, so no other field shares its cache line. */
+  @SuppressWarnings("unused")
+  private static class IntakePadBefore {
+    long p0, p1, p2, p3, p4, p5, p6, p7;
+  }
+
+  /**
+   * The entries pushed since the last drain, the last pushed first, linked through {@link
+   * Entry#behind}; null if none, {@link #CLOSED} once closed. In an object of its own, padded,
+   * as producers write it while the consumer writes the line's fields.
+   */
+  @SuppressWarnings("unused")
+  private static class IntakeTop extends IntakePadBefore {
+    volatile Entry<?> top; // through INTAKE
+  }
+
+  @SuppressWarnings("unused")
+  private static final class Intake extends IntakeTop {
+    long q0, q1, q2, q3, q4, q5, q6, q7;
+  }
+
   private Entry<T> head;
   private Entry<T> tail;
   private int size;
+  private final Intake intake = new Intake();
 
   @Override
   Entry<T> newEntry(T item, int priority) {
     return new Entry<>(item, priority);
   }
 
+  /**
+   * Without the lock: pushes {@code e}, READY, its {@link Entry#readySince} set, onto the
+   * intake. False if the intake is closed. The push publishes everything written before it to
+   * the consumer that drains it.
+   */
+  @SuppressWarnings("unchecked")
+  boolean offer(Entry<T> e) {
+    while (true) {
+      Entry<T> h = (Entry<T>) INTAKE.getVolatile(intake);
+      if (h == CLOSED) {
+        return false;
+      }
+      e.behind = h;
+      if (INTAKE.compareAndSet(intake, h, e)) {
+        return true;
+      }
+    }
+  }
+
+  /** Without the lock: whether the intake holds an entry (a volatile read). */
+  boolean hasIntake() {
+    Entry<?> h = intake.top;
+    return h != null && h != CLOSED;
+  }
+
+  /** Under the lock: moves the intake to the end of the line, in the order it was pushed. */
+  private void drain() {
+    Entry<?> h = intake.top;
+    if (h != null && h != CLOSED) {
+      takeIntake(null); // only offers race this: the intake is not closed meanwhile
+    }
+  }
+
+  /**
+   * Under the lock: swaps the intake for {@code replacement} (null, or {@link #CLOSED}) in one
+   * atomic step, so no push is lost between taking what it holds and closing it, and links
+   * what it held to the end of the line, in the order it was pushed.
+   */
+  @SuppressWarnings("unchecked")
+  private void takeIntake(Entry<T> replacement) {
+    Entry<T> h = (Entry<T>) INTAKE.getAndSet(intake, replacement);
+    if (h == CLOSED) {
+      return;
+    }
+    Entry<T> reversed = null;
+    while (h != null) {
+      Entry<T> next = h.behind;
+      h.behind = reversed;
+      reversed = h;
+      h = next;
+    }
+    while (reversed != null) {
+      Entry<T> next = reversed.behind;
+      link(reversed, reversed.readySince);
+      reversed = next;
+    }
+  }
+
+  /** Under the lock, at shutdown: drains the intake and closes it; later offers fail. */
+  @SuppressWarnings("unchecked")
+  void close() {
+    takeIntake((Entry<T>) CLOSED);
+  }
+
   @Override
   void append(Entry<T> e, long readySince) {
+    drain();
+    link(e, readySince);
+  }
+
+  private void link(Entry<T> e, long readySince) {
     e.readySince = tail != null && readySince - tail.readySince < 0 ? tail.readySince : readySince;
     e.behind = null;
     if (tail == null) {
@@ -31,6 +148,7 @@ final class FifoOrder<T> extends ReadyOrder<T> {
 
   @Override
   Entry<T> poll(long now) {
+    drain();
     Entry<T> e = head;
     if (e != null) {
       head = e.behind;
@@ -45,6 +163,7 @@ final class FifoOrder<T> extends ReadyOrder<T> {
 
   @Override
   int size() {
+    drain();
     return size;
   }
 
@@ -55,6 +174,7 @@ final class FifoOrder<T> extends ReadyOrder<T> {
 
   @Override
   boolean checkInvariants() {
+    drain();
     int n = 0;
     Entry<T> last = null;
     for (Entry<T> e = head; e != null; e = e.behind) {

@@ -24,12 +24,24 @@ import org.slf4j.LoggerFactory;
  *       dirty and processing state, as in client-go, and costs ~30 bytes an item.
  * </ul>
  *
- * Everything is guarded by {@link #lock}, except two steps that change only an entry's stamp
- * ({@link Entry}) and the map: the merge of an add into a round that is already pending, which
- * publishes through the stamp, so the {@code java.util.concurrent} promise holds for every
- * add, merged or not; and, on a queue without metrics or fair order while nothing waits, the
- * {@code done} that ends a round ({@link Entry#tryRetire}), which excludes an add that would
- * hold a new round on the same entry ({@link Entry#tryHold}).
+ * Everything is guarded by {@link #lock}, except three steps that change only an entry's stamp
+ * ({@link Entry}), the map and the FIFO's intake:
+ *
+ * <ul>
+ *   <li>the merge of an add into a round that is already pending, which publishes through the
+ *       stamp, so the {@code java.util.concurrent} promise holds for every add, merged or not;
+ *   <li>on a FIFO queue without metrics or supersede, while nothing waits, the add of a new
+ *       item ({@link #addWithoutLock}): its entry goes into the map unpublished ({@link
+ *       Entry#FRESH}), onto the FIFO's lock-free intake ({@link FifoOrder#offer}), which the
+ *       next locked operation on the line drains, and is then published. So producers and
+ *       consumers do not contend for the lock; a consumer about to wait counts itself in
+ *       {@link #waiters} and looks at the intake again, and the producer reads {@link
+ *       #waiters} after its push, so no wake-up is lost. Shutdown closes the intake under the
+ *       lock, so no such add lands after it;
+ *   <li>on a queue without metrics or fair order while nothing waits, the {@code done} that ends
+ *       a round ({@link Entry#tryRetire}), which excludes an add that would hold a new round on
+ *       the same entry ({@link Entry#tryHold}).
+ * </ul>
  *
  * <h2>Merge rules</h2>
  *
@@ -114,6 +126,12 @@ final class QueueEngine<T> {
    */
   private final boolean lockFreeDone;
   /**
+   * Whether an add of a new item may skip the lock while nothing waits, pushing its entry onto
+   * the FIFO's intake ({@link FifoOrder#offer}): the FIFO order without live metrics (which
+   * count under the lock) and without supersede (whose add must look at the waiting room).
+   */
+  private final boolean lockFreeAdd;
+  /**
    * True whenever {@link #waiting} holds an item: set under the lock before an item goes in,
    * cleared under the lock when it is seen empty. A {@code done} that reads false may skip the
    * lock, as no delayed add of its item can be due (client-go queues such an item at done).
@@ -124,9 +142,17 @@ final class QueueEngine<T> {
   private final DelayHeap<T> waiting;
   private final DelayWakeup wakeup;
   private final Shutdown shutdown;
-  private int dirty; // READY + HELD
-  /** Consumers waiting on {@link #notEmpty}, the leader included while it waits. */
-  private int waiters;
+  /**
+   * READY + HELD, kept only for live metrics: a queue without them does not write this shared
+   * field on every add and take.
+   */
+  private int dirty;
+  /**
+   * Consumers waiting on {@link #notEmpty}, the leader included while it waits. Written under
+   * the lock; volatile for the add that skips the lock, which reads it after its push while a
+   * consumer looks at the intake after counting itself in, so one of the two sees the other.
+   */
+  private volatile int waiters;
   /** The consumer waiting until the head's ready time, or null. */
   private Thread leader;
   private volatile boolean shuttingDown; // written under the lock
@@ -135,7 +161,7 @@ final class QueueEngine<T> {
    * The latest clock reading: the time stamp of an entry that joins the FIFO order while
    * nothing waits (no reading needed then: every item that waits later is ready after it).
    */
-  private long lastNow;
+  private volatile long lastNow;
 
   /**
    * @param priority controller-runtime's rules and order (else FIFO, or fair if the builder
@@ -166,6 +192,7 @@ final class QueueEngine<T> {
     this.metrics = backstop
         ? new GuardedMetrics<>(m, priority ? b.newPriorityDepthMetric() : null, guard) : m;
     this.lockFreeDone = !backstop && fair == null;
+    this.lockFreeAdd = fifo != null && !backstop && lockFreeMerge;
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
     this.shutdown = new Shutdown(lock, clock, entries::isEmpty, this::markShuttingDown);
   }
@@ -177,6 +204,12 @@ final class QueueEngine<T> {
     Entry<T> seen = entries.get(item);
     if (seen != null && lockFreeMerge && seen.tryMerge(priority)) {
       return; // merged into the pending round, published through the stamp
+    }
+    if (lockFreeAdd && (seen == null || seen.isRetired()) && !anyWaiting && !shuttingDown) {
+      seen = addWithoutLock(item);
+      if (seen == null) {
+        return;
+      }
     }
     lock.lock();
     try {
@@ -191,6 +224,40 @@ final class QueueEngine<T> {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * An add of an item that has no live entry, without the lock (FIFO, nothing waiting): a fresh
+   * READY entry goes into the map and onto the FIFO's intake. Returns null when the add is
+   * complete (queued, merged, or dropped by a shutdown), else the live entry another add put in
+   * the map first, for the locked path to merge into or hold.
+   */
+  private Entry<T> addWithoutLock(T item) {
+    Entry<T> fresh = fifo.newEntry(item, 0);
+    fresh.ready = Entry.READY;
+    fresh.readySince = lastNow; // nothing waits: no waiting item can be ready before this
+    Entry<T> e = insert(item, fresh); // the item's equals may throw: nothing has changed then
+    if (e != null) {
+      return e.tryMerge(0) ? null : e;
+    }
+    if (!fifo.offer(fresh)) { // closed: the queue shut down after this add read the flag
+      fresh.retireUnoffered();
+      entries.remove(item, fresh);
+      shutdown.lockAndSignalIfDrained();
+      return null;
+    }
+    fresh.publishOffered(0);
+    if (waiters > 0) { // read after the push: a consumer counted in before it sees the intake
+      lock.lock();
+      try {
+        if (waiters > 0) {
+          notEmpty.signal();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    return null;
   }
 
   /**
@@ -321,7 +388,7 @@ final class QueueEngine<T> {
           fresh = order.newEntry(item, priority);
         }
         try {
-          e = insertLocked(item, fresh); // one map operation for a new item
+          e = insert(item, fresh); // one map operation for a new item
         } catch (RuntimeException | Error t) {
           order.released(fresh);
           throw t;
@@ -338,6 +405,11 @@ final class QueueEngine<T> {
           countAddedLocked(fresh);
           return fresh;
         }
+      }
+      e.awaitPublished(); // another thread's add without the lock may be finishing
+      if (e.isRetired()) {
+        e = null; // its done retired it, or a shutdown dropped it: the item is new
+        continue;
       }
       if (e.isDirty()) {
         raiseLocked(e, priority); // merged into the pending round
@@ -359,9 +431,10 @@ final class QueueEngine<T> {
 
   /**
    * Puts {@code fresh} in the map unless {@code item} has a live entry there, which it returns
-   * (null if {@code fresh} went in). A retired entry still in the map is replaced.
+   * (null if {@code fresh} went in). A retired entry still in the map is replaced. With or
+   * without the lock.
    */
-  private Entry<T> insertLocked(T item, Entry<T> fresh) {
+  private Entry<T> insert(T item, Entry<T> fresh) {
     Entry<T> e;
     while ((e = entries.putIfAbsent(item, fresh)) != null && e.isRetired()) {
       if (entries.replace(item, e, fresh)) {
@@ -372,8 +445,10 @@ final class QueueEngine<T> {
   }
 
   private void countAddedLocked(Entry<T> e) {
-    dirty++;
-    metrics.added(e.item, dirty, e.priority);
+    if (backstop) {
+      dirty++;
+      metrics.added(e.item, dirty, e.priority);
+    }
   }
 
   /** A dirty entry's priority rises to {@code priority}, if that is higher. */
@@ -596,10 +671,12 @@ final class QueueEngine<T> {
         } else {
           waiters++;
           try {
-            if (timed) {
-              clock.awaitUntil(lock, notEmpty, deadline);
-            } else {
-              notEmpty.await();
+            if (nothingOffered()) {
+              if (timed) {
+                clock.awaitUntil(lock, notEmpty, deadline);
+              } else {
+                notEmpty.await();
+              }
             }
           } finally {
             waiters--;
@@ -633,11 +710,21 @@ final class QueueEngine<T> {
     e.processing = true;
     e.takenPriority = e.priority;
     e.publish(); // reads the stamp's last write: every merged add of this round happens-before
-    dirty--;
-    if (backstop && !waiting.isEmpty()) {
-      wakeup.tookAt(now);
+    if (backstop) {
+      dirty--;
+      if (!waiting.isEmpty()) {
+        wakeup.tookAt(now);
+      }
+      metrics.taken(e.item, dirty, e.priority);
     }
-    metrics.taken(e.item, dirty, e.priority);
+  }
+
+  /**
+   * Read after a consumer counted itself in {@link #waiters}: whether no add without the lock
+   * pushed an entry that it may not signal for (it read {@link #waiters} before the count).
+   */
+  private boolean nothingOffered() {
+    return !lockFreeAdd || !fifo.hasIntake();
   }
 
   /** Waits as the leader until {@code wakeAt}, or until signalled. */
@@ -646,7 +733,9 @@ final class QueueEngine<T> {
     leader = me;
     waiters++;
     try {
-      clock.awaitUntil(lock, notEmpty, wakeAt);
+      if (nothingOffered()) {
+        clock.awaitUntil(lock, notEmpty, wakeAt);
+      }
     } finally {
       waiters--;
       if (leader == me) {
@@ -786,6 +875,9 @@ final class QueueEngine<T> {
       return;
     }
     wake(promoteLocked(nowIfNeeded())); // what fell due since promoteAllDue
+    if (fifo != null) {
+      fifo.close(); // an add without the lock that has not pushed yet is dropped
+    }
     shuttingDown = true;
     waiting.clear();
     wakeup.cancel();
@@ -803,7 +895,8 @@ final class QueueEngine<T> {
   boolean checkInvariants() {
     lock.lock();
     try {
-      int ready = 0;
+      int ready = order.size(); // drains the FIFO's intake first: its entries join the line
+      int queued = 0;
       int held = 0;
       for (Entry<T> e : entries.values()) {
         if (e.isRetired() || (!e.isDirty() && !e.processing)) {
@@ -816,13 +909,13 @@ final class QueueEngine<T> {
           return false;
         }
         if (e.ready == Entry.READY) {
-          ready++;
+          queued++;
         } else if (e.ready == Entry.HELD) {
           held++;
         }
       }
-      return order.checkInvariants() && waiting.checkInvariants() && ready == order.size()
-          && ready + held == dirty;
+      return order.checkInvariants() && waiting.checkInvariants() && ready == queued
+          && (!backstop || ready + held == dirty);
     } finally {
       lock.unlock();
     }

@@ -5,6 +5,9 @@ import dev.workqueue.WorkQueue;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
+import java.util.List;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -97,6 +100,35 @@ public class DelayingQueueLincheckTest {
   @Test
   void modelChecking_doneRacingAnAddOfItsItem() throws NoSuchMethodException {
     QueueLincheckHarness.checkDoneRacingAnAdd(getClass(), DelayingQueueSpec.class);
+  }
+
+  @Test
+  void modelChecking_addsOfANewItemRacingATake() throws NoSuchMethodException {
+    QueueLincheckHarness.checkAddsOfANewItemRacingATake(getClass(), DelayingQueueSpec.class);
+  }
+
+  /**
+   * An add that takes no lock against {@code shutDown}, which closes the FIFO's intake: the
+   * add either lands before the shutdown (and is handed out) or is dropped, never queued after
+   * a take has seen the queue shut down and empty.
+   */
+  @Test
+  void modelChecking_addRacingShutDown() throws NoSuchMethodException {
+    Class<?> test = getClass();
+    ExecutionScenario addRacingShutDown = new ExecutionScenario(
+        List.of(),
+        List.of(List.of(actor(test, "add", 1), actor(test, "size")),
+            List.of(actor(test, "shutDown"), actor(test, "poll")),
+            List.of(actor(test, "poll"), actor(test, "add", 2))),
+        List.of(actor(test, "poll"), actor(test, "size")),
+        null);
+    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0, 2_000)
+        .addCustomScenario(addRacingShutDown).check(test);
+  }
+
+  private static Actor actor(Class<?> test, String operation, Object... args)
+      throws NoSuchMethodException {
+    return QueueLincheckHarness.actor(test, operation, args);
   }
 
   @Test

@@ -101,6 +101,11 @@ public class PriorityWorkQueueLincheckTest {
   }
 
   @Test
+  void modelChecking_addsOfANewItemRacingATake() throws NoSuchMethodException {
+    QueueLincheckHarness.checkAddsOfANewItemRacingATake(getClass(), PriorityWorkQueueSpec.class);
+  }
+
+  @Test
   void stress() {
     LincheckRuns.stress(PriorityWorkQueueSpec.class, 6, 200)
         .check(getClass());

@@ -104,7 +104,31 @@ public abstract class QueueLincheckHarness {
     LincheckRuns.modelChecking(spec, 0, 2_000).addCustomScenario(doneRacingAdd).check(test);
   }
 
-  private static Actor actor(Class<?> test, String operation, Object... args)
+  /**
+   * The races of an add of a new item: on a FIFO queue without metrics it takes no lock (the
+   * entry goes into the map unpublished, onto the intake, then is published). Two adds of key
+   * 1, which is not in the queue, race each other, a {@code poll} and a {@code size}: the one
+   * that finds the other's entry unpublished must neither return before the item is queued
+   * nor queue it twice. For every queue kind's Lincheck test.
+   */
+  @Test
+  void modelChecking_addsOfANewItemRacingATake() throws NoSuchMethodException {
+    checkAddsOfANewItemRacingATake(getClass(), spec);
+  }
+
+  static void checkAddsOfANewItemRacingATake(Class<?> test, Class<?> spec)
+      throws NoSuchMethodException {
+    Actor add = actor(test, "add", 1);
+    ExecutionScenario addsRacing = new ExecutionScenario(
+        List.of(actor(test, "add", 2)),
+        List.of(List.of(add, actor(test, "size")), List.of(add, actor(test, "poll")),
+            List.of(actor(test, "poll"), actor(test, "size"))),
+        List.of(actor(test, "poll"), actor(test, "size")),
+        null);
+    LincheckRuns.modelChecking(spec, 0, 2_000).addCustomScenario(addsRacing).check(test);
+  }
+
+  static Actor actor(Class<?> test, String operation, Object... args)
       throws NoSuchMethodException {
     Class<?>[] types = new Class<?>[args.length];
     Arrays.fill(types, int.class);

@@ -64,21 +64,29 @@ final class FifoOrder<T> extends ReadyOrder<T> {
     return new Entry<>(item, priority);
   }
 
+  /** {@link #offer}'s answers. */
+  static final int CLOSED_TO_OFFERS = -1;
+  static final int OFFERED = 0;
+  static final int OFFERED_FIRST = 1;
+
   /**
    * Without the lock: pushes {@code e}, READY, its {@link Entry#readySince} set, onto the
-   * intake. False if the intake is closed. The push publishes everything written before it to
-   * the consumer that drains it.
+   * intake. Returns {@link #OFFERED_FIRST} if the intake was empty (the pusher wakes a waiting
+   * consumer; later pushes find the intake non-empty until a consumer drains it, so only one
+   * producer per drained batch takes the lock to signal), {@link #OFFERED} otherwise, {@link
+   * #CLOSED_TO_OFFERS} if the intake is closed. The push publishes everything written before it
+   * to the consumer that drains it.
    */
   @SuppressWarnings("unchecked")
-  boolean offer(Entry<T> e) {
+  int offer(Entry<T> e) {
     while (true) {
       Entry<T> h = (Entry<T>) INTAKE.getVolatile(intake);
       if (h == CLOSED) {
-        return false;
+        return CLOSED_TO_OFFERS;
       }
       e.behind = h;
       if (INTAKE.compareAndSet(intake, h, e)) {
-        return true;
+        return h == null ? OFFERED_FIRST : OFFERED;
       }
     }
   }

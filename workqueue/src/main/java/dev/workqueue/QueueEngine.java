@@ -34,10 +34,12 @@ import org.slf4j.LoggerFactory;
  *       item ({@link #addWithoutLock}): its entry goes into the map unpublished ({@link
  *       Entry#FRESH}), onto the FIFO's lock-free intake ({@link FifoOrder#offer}), which the
  *       next locked operation on the line drains, and is then published. So producers and
- *       consumers do not contend for the lock; a consumer about to wait counts itself in
- *       {@link #waiters} and looks at the intake again, and the producer reads {@link
- *       #waiters} after its push, so no wake-up is lost. Shutdown closes the intake under the
- *       lock, so no such add lands after it;
+ *       consumers do not contend for the lock. A consumer about to wait counts itself in
+ *       {@link #waiters} and looks at the intake again; the producer whose push found the
+ *       intake empty reads {@link #waiters} after its push and wakes one; a consumer that takes
+ *       an item and leaves others in line wakes the next (as {@code LinkedBlockingQueue}), so
+ *       no wake-up is lost. Shutdown closes the intake under the lock, so no such add lands
+ *       after it;
  *   <li>on a queue without metrics or fair order while nothing waits, the {@code done} that ends
  *       a round ({@link Entry#tryRetire}), which excludes an add that would hold a new round on
  *       the same entry ({@link Entry#tryHold}).
@@ -65,9 +67,11 @@ import org.slf4j.LoggerFactory;
  * entry became ready, and the waiting room by ready time, so a take hands out whichever of the
  * two heads became ready first: a due item leaves the waiting room only when it is handed out
  * (or when an operation on that very item needs it queued: {@code add}, {@code addAfter},
- * {@code done}, {@code cancel} of a due item see it queued). A million items falling due at once
- * get their entries one by one as consumers take them, so the garbage they make dies young,
- * and an {@code add} on another thread waits for no promotion at all.
+ * {@code done}, {@code cancel} of a due item see it queued; a take that hands the item out
+ * merges its due add into that round, as it fell due while the item was queued). A million
+ * items falling due at once get their entries one by one as consumers take them, so the
+ * garbage they make dies young, and an {@code add} on another thread waits for no promotion
+ * at all.
  *
  * <p><b>Priority and fair orders: bounded promotion.</b> Their order is not by time, so every
  * operation first <em>promotes</em> what is due into the order, at most {@link #PROMOTE_BATCH}
@@ -236,18 +240,33 @@ final class QueueEngine<T> {
     Entry<T> fresh = fifo.newEntry(item, 0);
     fresh.ready = Entry.READY;
     fresh.readySince = lastNow; // nothing waits: no waiting item can be ready before this
-    Entry<T> e = insert(item, fresh); // the item's equals may throw: nothing has changed then
+    Entry<T> e;
+    try {
+      e = insert(item, fresh); // the item's equals may throw: nothing has changed then
+    } catch (RuntimeException | Error t) {
+      // the map may have failed after taking the entry in (an OutOfMemoryError while it grows):
+      // an entry left unpublished would make every locked step on the item wait for it forever
+      fresh.retireUnoffered();
+      entries.remove(item, fresh);
+      throw t;
+    }
     if (e != null) {
       return e.tryMerge(0) ? null : e;
     }
-    if (!fifo.offer(fresh)) { // closed: the queue shut down after this add read the flag
+    int offered = fifo.offer(fresh);
+    if (offered == FifoOrder.CLOSED_TO_OFFERS) { // the queue shut down after this add read the flag
       fresh.retireUnoffered();
       entries.remove(item, fresh);
       shutdown.lockAndSignalIfDrained();
       return null;
     }
     fresh.publishOffered(0);
-    if (waiters > 0) { // read after the push: a consumer counted in before it sees the intake
+    // Only the push onto an empty intake wakes a consumer: a push behind it would find the
+    // woken consumer still counted in until it has the lock again, and signal (and contend for
+    // the lock) once per item meanwhile. The consumer that drains the batch wakes the next.
+    // waiters is read after the push, and a consumer counts itself in before it looks at the
+    // intake: one of the two sees the other.
+    if (offered == FifoOrder.OFFERED_FIRST && waiters > 0) {
       lock.lock();
       try {
         if (waiters > 0) {
@@ -656,6 +675,11 @@ final class QueueEngine<T> {
         }
         if (e != null) {
           signalled = wake(joined - 1) > 0; // the rest of what this consumer promoted
+          if (!signalled && lockFreeAdd && waiters > 0 && order.size() > 0) {
+            notEmpty.signal(); // the rest of a batch from the intake, for which no add signals
+            signalled = true;
+          }
+          mergeDueAddLocked(e.item, now);
           takeLocked(e, now);
           return e;
         }
@@ -701,6 +725,25 @@ final class QueueEngine<T> {
   private void noteNothingWaitsLocked() {
     if (anyWaiting) {
       anyWaiting = false;
+    }
+  }
+
+  /**
+   * A delayed add of {@code item}, which is about to be handed out, that is due now fell due
+   * while the item was queued (or before it was, when nothing held it): client-go merges it
+   * into this round, so it must not make another round at the item's {@code done}.
+   */
+  private void mergeDueAddLocked(T item, long now) {
+    if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())) {
+      return;
+    }
+    try {
+      if (waiting.isDue(item, now)) {
+        waiting.remove(item);
+        waitingChangedLocked();
+      }
+    } catch (RuntimeException ex) { // the item's equals or hashCode: hand it out anyway
+      guard.failed("merging a due add of an item handed out (its equals or hashCode)", ex);
     }
   }
 
@@ -875,10 +918,10 @@ final class QueueEngine<T> {
       return;
     }
     wake(promoteLocked(nowIfNeeded())); // what fell due since promoteAllDue
-    if (fifo != null) {
-      fifo.close(); // an add without the lock that has not pushed yet is dropped
-    }
     shuttingDown = true;
+    if (fifo != null) {
+      fifo.close(); // after the flag: an add without the lock that finds it closed sees the flag
+    }
     waiting.clear();
     wakeup.cancel();
     metrics.stopped();

@@ -383,6 +383,26 @@ class QueueContractTest {
     assertEquals(List.of(A), drainNow(q));
   }
 
+  /**
+   * client-go: a delayed add that falls due while its item is still queued merges into that
+   * round, so the item is handed out once. It used to stay in the waiting room until the
+   * item's {@code done}, which then queued the item for a second round.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void delayedAddFallingDueWhileItsItemIsQueued_mergesIntoThatRound(QueueKind kind)
+      throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    DelayingQueue<String> q = delaying(kind);
+    q.add(A);
+    q.addAfter(A, ofSeconds(1));
+    clock.step(ofSeconds(2));
+    assertEquals(Optional.of(A), q.poll(Duration.ZERO));
+    q.done(A);
+    assertEquals(Optional.empty(), q.poll(Duration.ZERO), "handed out once");
+    assertEquals(0, q.waitingCount(), "the due add was merged, not left waiting");
+  }
+
   // ---- shutdown ----
 
   @ParameterizedTest

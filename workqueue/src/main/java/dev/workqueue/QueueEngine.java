@@ -98,6 +98,14 @@ final class QueueEngine<T> {
   /** The most due items moved into the ready order under one hold of the lock. */
   static final int PROMOTE_BATCH = 64;
 
+  /**
+   * How many times a consumer spins, then yields, watching the intake before it parks ({@link
+   * #yieldForAnAdd}); no spinning on one processor, where the producer cannot run meanwhile.
+   */
+  private static final int SPINS_BEFORE_PARKING =
+      Runtime.getRuntime().availableProcessors() > 1 ? 128 : 0;
+  private static final int YIELDS_BEFORE_PARKING = 16;
+
   /** {@link #take}'s answer when the timeout passed. */
   @SuppressWarnings("rawtypes")
   static final Entry TIMED_OUT = new Entry<>("(timed out)", 0);
@@ -656,6 +664,7 @@ final class QueueEngine<T> {
   @SuppressWarnings("unchecked")
   private Entry<T> take(boolean timed, long timeoutNanos) throws InterruptedException {
     boolean signalled = false;
+    boolean yielded = false;
     long now = timed ? readClock() : nowIfNeeded();
     long deadline = timed ? TimeMath.deadline(now, timeoutNanos) : 0;
     try {
@@ -670,6 +679,7 @@ final class QueueEngine<T> {
         } else {
           joined = promoteLocked(now);
         }
+        boolean fromWaiting = e != null; // the waiting room holds no other add of its item
         if (e == null) {
           e = order.poll(now);
         }
@@ -679,7 +689,9 @@ final class QueueEngine<T> {
             notEmpty.signal(); // the rest of a batch from the intake, for which no add signals
             signalled = true;
           }
-          mergeDueAddLocked(e.item, now);
+          if (!fromWaiting) {
+            mergeDueAddLocked(e.item, now);
+          }
           takeLocked(e, now);
           return e;
         }
@@ -692,6 +704,9 @@ final class QueueEngine<T> {
         if (leader == null && !waiting.isEmpty()
             && (!timed || waiting.headReadyAt() - deadline < 0)) {
           awaitAsLeader(waiting.headReadyAt());
+        } else if (lockFreeAdd && !yielded && waiting.isEmpty()) {
+          yielded = true;
+          yieldForAnAdd();
         } else {
           waiters++;
           try {
@@ -759,6 +774,28 @@ final class QueueEngine<T> {
         wakeup.tookAt(now);
       }
       metrics.taken(e.item, dirty, e.priority);
+    }
+  }
+
+  /**
+   * Before a consumer parks on an empty FIFO queue that producers add to without the lock: it
+   * lets the lock go, spins briefly, then yields the processor a few times, watching the
+   * intake (as {@code LinkedTransferQueue}'s consumers spin and yield before they park). A
+   * producer that adds meanwhile, perhaps one waiting for this very processor, needs no lock
+   * to wake a parked consumer, and the consumer skips a park and an unpark, each costlier than
+   * the hand-off itself. Once per wait of a {@code get}, a few microseconds.
+   */
+  private void yieldForAnAdd() {
+    lock.unlock();
+    try {
+      for (int i = 0; i < SPINS_BEFORE_PARKING && !fifo.hasIntake(); i++) {
+        Thread.onSpinWait();
+      }
+      for (int i = 0; i < YIELDS_BEFORE_PARKING && !fifo.hasIntake(); i++) {
+        Thread.yield();
+      }
+    } finally {
+      lock.lock();
     }
   }
 

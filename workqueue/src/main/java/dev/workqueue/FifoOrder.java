@@ -49,15 +49,47 @@ final class FifoOrder<T> extends ReadyOrder<T> {
     volatile Entry<?> top; // through INTAKE
   }
 
+  /**
+   * The intake as producers see it: they hold it directly, not through the order, whose fields
+   * the consumer writes on every take.
+   */
   @SuppressWarnings("unused")
-  private static final class Intake extends IntakeTop {
+  static final class Intake<T> extends IntakeTop {
     long q0, q1, q2, q3, q4, q5, q6, q7;
+
+    /**
+     * Without the lock: pushes {@code e}, READY, its {@link Entry#readySince} set. Returns
+     * {@link #OFFERED_FIRST} if the intake was empty (the pusher wakes a waiting consumer;
+     * later pushes find the intake non-empty until a consumer drains it, so only one producer
+     * per drained batch takes the lock to signal), {@link #OFFERED} otherwise, {@link
+     * #CLOSED_TO_OFFERS} if the intake is closed. The push publishes everything written before
+     * it to the consumer that drains it.
+     */
+    @SuppressWarnings("unchecked")
+    int offer(Entry<T> e) {
+      while (true) {
+        Entry<T> h = (Entry<T>) INTAKE.getVolatile(this);
+        if (h == CLOSED) {
+          return CLOSED_TO_OFFERS;
+        }
+        e.behind = h;
+        if (INTAKE.compareAndSet(this, h, e)) {
+          return h == null ? OFFERED_FIRST : OFFERED;
+        }
+      }
+    }
+
+    /** Without the lock: whether an entry waits here (a volatile read). */
+    boolean holdsEntries() {
+      Entry<?> h = top;
+      return h != null && h != CLOSED;
+    }
   }
 
   private Entry<T> head;
   private Entry<T> tail;
   private int size;
-  private final Intake intake = new Intake();
+  private final Intake<T> intake = new Intake<>();
 
   @Override
   Entry<T> newEntry(T item, int priority) {
@@ -69,38 +101,14 @@ final class FifoOrder<T> extends ReadyOrder<T> {
   static final int OFFERED = 0;
   static final int OFFERED_FIRST = 1;
 
-  /**
-   * Without the lock: pushes {@code e}, READY, its {@link Entry#readySince} set, onto the
-   * intake. Returns {@link #OFFERED_FIRST} if the intake was empty (the pusher wakes a waiting
-   * consumer; later pushes find the intake non-empty until a consumer drains it, so only one
-   * producer per drained batch takes the lock to signal), {@link #OFFERED} otherwise, {@link
-   * #CLOSED_TO_OFFERS} if the intake is closed. The push publishes everything written before it
-   * to the consumer that drains it.
-   */
-  @SuppressWarnings("unchecked")
-  int offer(Entry<T> e) {
-    while (true) {
-      Entry<T> h = (Entry<T>) INTAKE.getVolatile(intake);
-      if (h == CLOSED) {
-        return CLOSED_TO_OFFERS;
-      }
-      e.behind = h;
-      if (INTAKE.compareAndSet(intake, h, e)) {
-        return h == null ? OFFERED_FIRST : OFFERED;
-      }
-    }
-  }
-
-  /** Without the lock: whether the intake holds an entry (a volatile read). */
-  boolean hasIntake() {
-    Entry<?> h = intake.top;
-    return h != null && h != CLOSED;
+  /** The intake, for the producers to hold. */
+  Intake<T> intake() {
+    return intake;
   }
 
   /** Under the lock: moves the intake to the end of the line, in the order it was pushed. */
   private void drain() {
-    Entry<?> h = intake.top;
-    if (h != null && h != CLOSED) {
+    if (intake.holdsEntries()) {
       takeIntake(null); // only offers race this: the intake is not closed meanwhile
     }
   }

@@ -113,6 +113,13 @@ final class QueueEngine<T> {
   @SuppressWarnings("rawtypes")
   static final Entry SHUT_DOWN = new Entry<>("(shut down)", 0);
 
+  /**
+   * Allocated right after the engine and before the lock, so that no object the consumers write
+   * on every take (the lock's state, the order's line) can share a cache line with the fields
+   * producers read on every add; where it falls otherwise changes from one JVM to the next.
+   */
+  @SuppressWarnings("unused")
+  private final long[] padding = new long[16];
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
   private final Clock clock;
@@ -129,6 +136,8 @@ final class QueueEngine<T> {
   private final boolean lockFreeMerge;
   /** The order, if FIFO: due items are merged into it by time instead of promoted. */
   private final FifoOrder<T> fifo;
+  /** The FIFO's intake, held here: producers read no field of the order itself. */
+  private final FifoOrder.Intake<T> intake;
   private final boolean priorityRules;
   private final boolean supersede;
   private final boolean backstop;
@@ -194,6 +203,7 @@ final class QueueEngine<T> {
       this.fair = null;
     }
     this.fifo = order instanceof FifoOrder<T> f ? f : null;
+    this.intake = fifo != null ? fifo.intake() : null;
     this.orderReadsClock = order.readsClock();
     this.priorityRules = priority;
     this.supersede = priority || b.addSupersedesDelayed;
@@ -261,7 +271,7 @@ final class QueueEngine<T> {
     if (e != null) {
       return e.tryMerge(0) ? null : e;
     }
-    int offered = fifo.offer(fresh);
+    int offered = intake.offer(fresh);
     if (offered == FifoOrder.CLOSED_TO_OFFERS) { // the queue shut down after this add read the flag
       fresh.retireUnoffered();
       entries.remove(item, fresh);
@@ -788,10 +798,10 @@ final class QueueEngine<T> {
   private void yieldForAnAdd() {
     lock.unlock();
     try {
-      for (int i = 0; i < SPINS_BEFORE_PARKING && !fifo.hasIntake(); i++) {
+      for (int i = 0; i < SPINS_BEFORE_PARKING && !intake.holdsEntries(); i++) {
         Thread.onSpinWait();
       }
-      for (int i = 0; i < YIELDS_BEFORE_PARKING && !fifo.hasIntake(); i++) {
+      for (int i = 0; i < YIELDS_BEFORE_PARKING && !intake.holdsEntries(); i++) {
         Thread.yield();
       }
     } finally {
@@ -804,7 +814,7 @@ final class QueueEngine<T> {
    * pushed an entry that it may not signal for (it read {@link #waiters} before the count).
    */
   private boolean nothingOffered() {
-    return !lockFreeAdd || !fifo.hasIntake();
+    return !lockFreeAdd || !intake.holdsEntries();
   }
 
   /** Waits as the leader until {@code wakeAt}, or until signalled. */

@@ -82,14 +82,7 @@ class QueueStressTest {
         workers.add(t);
       }
       taken.await();
-      Thread drain = new Thread(() -> {
-        try {
-          q.shutDownWithDrain();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      drain.start();
+      Thread drain = startDrain(q);
       go.countDown(); // the dones race the drain's start
       drain.join(10_000);
       assertFalse(drain.isAlive(), kind + ", round " + round + ": the drain saw every done");
@@ -143,14 +136,7 @@ class QueueStressTest {
       }
       threads.forEach(Thread::start);
       started.await();
-      Thread drain = new Thread(() -> {
-        try {
-          q.shutDownWithDrain();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      drain.start();
+      Thread drain = startDrain(q);
       drain.join(10_000);
       assertFalse(drain.isAlive(), kind + ", round " + round + ": the drain returned");
       for (Thread t : threads) {
@@ -424,6 +410,19 @@ class QueueStressTest {
         return started.isEmpty();
       });
     }
+  }
+
+  /** A thread that has started {@code q.shutDownWithDrain()}. */
+  private static Thread startDrain(WorkQueue<?> q) {
+    Thread drain = new Thread(() -> {
+      try {
+        q.shutDownWithDrain();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    drain.start();
+    return drain;
   }
 
   private static void await(CountDownLatch latch) {

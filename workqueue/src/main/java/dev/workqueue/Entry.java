@@ -111,7 +111,7 @@ class Entry<T> {
 
   /**
    * Without the lock, for a {@link #FRESH} entry a producer has just pushed onto the FIFO's
-   * intake ({@link FifoOrder#offer}): its round is published at {@code priority}, unless a
+   * intake ({@link FifoOrder.Intake#offer}): its round is published at {@code priority}, unless a
    * consumer took the entry from the intake first (its take wrote the stamp; nothing to do
    * then). A compare-and-set, as the take may race it.
    */

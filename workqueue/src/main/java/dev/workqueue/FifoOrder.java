@@ -11,7 +11,7 @@ import java.lang.invoke.VarHandle;
  *
  * <p><b>The intake.</b> Besides the line, which the queue's lock guards, the order has a
  * lock-free intake: a producer that adds a new item while nothing waits pushes its entry there
- * with one compare-and-set ({@link #offer}), without the queue's lock, so producers and
+ * with one compare-and-set ({@link Intake#offer}), without the queue's lock, so producers and
  * consumers do not contend for the lock. Every locked method first moves what the intake holds
  * to the end of the line, in the order it was pushed ({@link #drain}); so an entry pushed
  * before an entry is appended under the lock is ahead of it, and the intake is invisible to
@@ -96,7 +96,7 @@ final class FifoOrder<T> extends ReadyOrder<T> {
     return new Entry<>(item, priority);
   }
 
-  /** {@link #offer}'s answers. */
+  /** {@link Intake#offer}'s answers. */
   static final int CLOSED_TO_OFFERS = -1;
   static final int OFFERED = 0;
   static final int OFFERED_FIRST = 1;

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *       stamp, so the {@code java.util.concurrent} promise holds for every add, merged or not;
  *   <li>on a FIFO queue without metrics or supersede, while nothing waits, the add of a new
  *       item ({@link #addWithoutLock}): its entry goes into the map unpublished ({@link
- *       Entry#FRESH}), onto the FIFO's lock-free intake ({@link FifoOrder#offer}), which the
+ *       Entry#FRESH}), onto the FIFO's lock-free intake ({@link FifoOrder.Intake#offer}), which the
  *       next locked operation on the line drains, and is then published. So producers and
  *       consumers do not contend for the lock. A consumer about to wait counts itself in
  *       {@link #waiters} and looks at the intake again; the producer whose push found the
@@ -148,7 +148,7 @@ final class QueueEngine<T> {
   private final boolean lockFreeDone;
   /**
    * Whether an add of a new item may skip the lock while nothing waits, pushing its entry onto
-   * the FIFO's intake ({@link FifoOrder#offer}): the FIFO order without live metrics (which
+   * the FIFO's intake ({@link FifoOrder.Intake#offer}): the FIFO order without live metrics (which
    * count under the lock) and without supersede (whose add must look at the waiting room).
    */
   private final boolean lockFreeAdd;
@@ -264,8 +264,7 @@ final class QueueEngine<T> {
     } catch (RuntimeException | Error t) {
       // the map may have failed after taking the entry in (an OutOfMemoryError while it grows):
       // an entry left unpublished would make every locked step on the item wait for it forever
-      fresh.retireUnoffered();
-      entries.remove(item, fresh);
+      dropUnoffered(item, fresh);
       throw t;
     }
     if (e != null) {
@@ -273,8 +272,7 @@ final class QueueEngine<T> {
     }
     int offered = intake.offer(fresh);
     if (offered == FifoOrder.CLOSED_TO_OFFERS) { // the queue shut down after this add read the flag
-      fresh.retireUnoffered();
-      entries.remove(item, fresh);
+      dropUnoffered(item, fresh);
       shutdown.lockAndSignalIfDrained();
       return null;
     }
@@ -295,6 +293,15 @@ final class QueueEngine<T> {
       }
     }
     return null;
+  }
+
+  /**
+   * An entry that never reached the intake leaves the map, retired, so a locked step waiting
+   * for its publication goes on.
+   */
+  private void dropUnoffered(T item, Entry<T> fresh) {
+    fresh.retireUnoffered();
+    entries.remove(item, fresh);
   }
 
   /**

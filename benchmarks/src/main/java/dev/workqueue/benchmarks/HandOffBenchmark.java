@@ -2,6 +2,7 @@ package dev.workqueue.benchmarks;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -32,6 +33,16 @@ import org.openjdk.jmh.infra.Control;
  * striped {@link LongAdder}s (added, done), read only every {@value #CHECK_EVERY} adds, so the
  * harness adds no shared hot cache line of its own to the hand-off being measured.
  *
+ * <p>A producer that finds the bound reached <em>sleeps</em> ({@value #FULL_SLEEP_NANOS} ns), it
+ * does not spin. With four threads on two cores, a producer spinning on {@code Thread.yield()}
+ * keeps a core busy and reads the consumers' counter lines millions of times a second, and the
+ * faster a queue's add, the more often its producers reach the bound and spin: measured here,
+ * a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s, and with
+ * the bound at 1,024 the toolkit's forks fell at random into a 2.5–4 M/s mode in which its
+ * consumers did half the work for the same CPU time (per-thread CPU from {@code /proc}). With
+ * the sleep, the toolkit's per-fork medians stayed within 5.8–7.2 M/s over 10 forks, and the
+ * naive queue's figure did not change (6.0–6.3 M/s, as with the spin).
+ *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},
  * producers stop waiting for room), and producers keep producing while any consumer is still
@@ -52,6 +63,12 @@ public class HandOffBenchmark {
   static final int MAX_IN_FLIGHT = 1024;
   /** A producer looks at the in-flight count once per this many adds (a power of two). */
   static final int CHECK_EVERY = 32;
+  /**
+   * How long a producer that finds {@link #MAX_IN_FLIGHT} items in flight sleeps before it looks
+   * again: about 100 µs with Linux's timer slack, in which consumers at 7 M/s take some 700 of
+   * the 1,024 items, so they are not left idle.
+   */
+  static final long FULL_SLEEP_NANOS = 50_000;
 
   @Param({"toolkit", "naive", "abq", "lbq", "peer"})
   public String queue;
@@ -122,7 +139,7 @@ public class HandOffBenchmark {
         if (control.stopMeasurement) {
           return;
         }
-        Thread.yield();
+        LockSupport.parkNanos(FULL_SLEEP_NANOS);
       }
     }
     added.increment();

@@ -69,7 +69,10 @@ public final class Parallelizer {
    * @param pieces how many pieces there are, numbered from 0; not negative
    * @param work does piece {@code i}; called concurrently from several threads
    * @param chunkSize how many consecutive pieces a worker takes at a time; at least 1
-   * @param threads makes the {@code min(workers, chunks) - 1} extra threads, started at once
+   * @param threads makes the {@code min(workers, chunks) - 1} extra threads, started at once;
+   *     if it throws or returns null (or a thread fails to start), no new piece starts and the
+   *     call fails with that throwable (a {@link NullPointerException} for null) once the
+   *     threads already started have stopped
    * @throws NullPointerException if {@code cancelled}, {@code work} or {@code threads} is
    *     null
    * @throws IllegalArgumentException if {@code workers < 1}, {@code pieces < 0} or
@@ -114,12 +117,20 @@ public final class Parallelizer {
       }
     };
     List<Thread> started = new ArrayList<>(n - 1);
-    for (int i = 1; i < n; i++) {
-      Thread t = threads.newThread(worker);
-      t.start();
-      started.add(t);
+    try {
+      for (int i = 1; i < n; i++) {
+        Thread t = threads.newThread(worker);
+        if (t == null) {
+          throw new NullPointerException("threads (the ThreadFactory) returned null for worker "
+              + (i + 1) + " of " + n);
+        }
+        t.start();
+        started.add(t);
+      }
+    } catch (RuntimeException | Error e) { // no thread left: the work fails, and the threads
+      failure.compareAndSet(null, e); // already started stop at their next piece, joined below
     }
-    worker.run();
+    worker.run(); // starts no piece once a failure is recorded
     try {
       for (Thread t : started) {
         t.join();

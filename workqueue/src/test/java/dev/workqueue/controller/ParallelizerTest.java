@@ -73,4 +73,69 @@ class ParallelizerTest {
     assertSame(boom, thrown);
     assertEquals(11, ran.get());
   }
+
+  /**
+   * The thread factory fails for the second extra thread (as {@code Thread.start} does when the
+   * system has no threads left): the call must fail with that exception only once the thread
+   * already started has stopped, having started no new piece, and not leave it running pieces
+   * after the caller was told the work failed. The started thread's first piece ends only once
+   * the caller waits for it (so the failure is recorded by then); its other pieces would block.
+   */
+  @ParameterizedTest(name = "factory {0}")
+  @CsvSource({"throws", "returns null"})
+  void aFailingThreadFactory_stopsTheStartedThreads_beforeTheCallFails(String how)
+      throws Exception {
+    java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+    Set<Integer> ran = ConcurrentHashMap.newKeySet();
+    java.util.List<Thread> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+    IllegalStateException noThreads = new IllegalStateException("no threads left");
+    java.util.concurrent.ThreadFactory factory = r -> {
+      if (made.isEmpty()) {
+        Thread t = new Thread(r, "parallelizer-test-worker");
+        t.setDaemon(true);
+        made.add(t);
+        return t;
+      }
+      if (how.equals("throws")) {
+        throw noThreads;
+      }
+      return null;
+    };
+    Thread caller = Thread.currentThread();
+    AtomicBoolean returned = new AtomicBoolean();
+    Thread opener = new Thread(() -> {
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(
+          () -> returned.get() || caller.getState() == Thread.State.WAITING);
+      gate.countDown();
+    }, "gate opener");
+    opener.setDaemon(true);
+    opener.start();
+    try {
+      RuntimeException thrown = assertThrows(RuntimeException.class, () ->
+          Parallelizer.parallelizeUntil(() -> false, 3, 3, i -> {
+            ran.add(i);
+            try {
+              (i == 0 ? gate : hold).await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }, 1, factory));
+      returned.set(true);
+      if (how.equals("throws")) {
+        assertSame(noThreads, thrown);
+      } else {
+        assertTrue(thrown instanceof NullPointerException, thrown.toString());
+        assertTrue(String.valueOf(thrown.getMessage()).contains("threads"), thrown.getMessage());
+      }
+      assertEquals(1, made.size());
+      org.junit.jupiter.api.Assertions.assertFalse(made.get(0).isAlive(),
+          "the thread started before the factory failed still runs pieces");
+      assertEquals(Set.of(0), ran, "pieces started after the factory failed");
+    } finally {
+      returned.set(true);
+      gate.countDown();
+      hold.countDown();
+    }
+  }
 }

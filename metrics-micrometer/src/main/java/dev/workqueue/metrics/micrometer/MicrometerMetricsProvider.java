@@ -13,9 +13,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -118,6 +116,13 @@ public final class MicrometerMetricsProvider
   private final MeterRegistry registry;
   /** Every meter this provider registered, by owner (queue or controller name), metric and tags. */
   private final ConcurrentMap<Key, Registered> meters = new ConcurrentHashMap<>();
+  /**
+   * Held while a meter is registered or removed, so that {@link #remove} takes a meter out of
+   * the registry and out of {@link #meters} in one step: a queue or controller made under the
+   * name meanwhile registers a new meter after it, and never gets the old one as it leaves the
+   * registry. Registration happens when a queue is built, not per item.
+   */
+  private final Object registration = new Object();
 
   private record Key(String owner, String metric, Tags tags) {}
 
@@ -167,12 +172,14 @@ public final class MicrometerMetricsProvider
   public int remove(String name) {
     Checks.nonNull(name, "name");
     int removed = 0;
-    for (Iterator<Map.Entry<Key, Registered>> it = meters.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<Key, Registered> e = it.next();
-      if (e.getKey().owner().equals(name)) {
-        registry.remove(e.getValue().meter());
-        it.remove();
-        removed++;
+    synchronized (registration) {
+      for (var it = meters.entrySet().iterator(); it.hasNext(); ) {
+        var e = it.next();
+        if (e.getKey().owner().equals(name)) {
+          registry.remove(e.getValue().meter());
+          it.remove();
+          removed++;
+        }
       }
     }
     return removed;
@@ -373,7 +380,9 @@ public final class MicrometerMetricsProvider
 
   /** The meter registered under this key, registering it first if this is the first call. */
   private Registered register(String owner, String metric, Tags tags, Supplier<Registered> create) {
-    return meters.computeIfAbsent(new Key(owner, metric, tags), k -> create.get());
+    synchronized (registration) {
+      return meters.computeIfAbsent(new Key(owner, metric, tags), k -> create.get());
+    }
   }
 
   /** Tags {@code ownerTag=owner} plus the given key-value pairs; {@code owner} must be non-null. */

@@ -270,6 +270,55 @@ class MicrometerMetricsProviderTest {
     assertEquals(2, scrape().value("workqueue_adds_total", "name", "jobs"));
   }
 
+  /**
+   * A queue made under a name while {@code remove} of that name runs (a controller restarted
+   * under the same name) must get meters that are published: not the old ones, which the
+   * removal takes out of the registry a moment later or has already taken out. The registry's
+   * {@code remove} here stops after taking the old meter out, so the new queue's registration
+   * comes in that window.
+   */
+  @Test
+  void remove_racingANewQueueOfThatName_leavesTheNewQueuesMetersPublished() throws Exception {
+    java.util.concurrent.CountDownLatch removing = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+    PrometheusMeterRegistry slow = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) {
+      @Override
+      public io.micrometer.core.instrument.Meter remove(io.micrometer.core.instrument.Meter m) {
+        io.micrometer.core.instrument.Meter gone = super.remove(m);
+        removing.countDown();
+        try {
+          proceed.await(10, SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return gone;
+      }
+    };
+    MicrometerMetricsProvider provider = MicrometerMetricsProvider.create(slow);
+    provider.newAddsMetric("jobs").inc();
+
+    Thread remover = new Thread(() -> provider.remove("jobs"), "remover");
+    remover.start();
+    assertTrue(removing.await(10, SECONDS));
+    java.util.concurrent.atomic.AtomicReference<dev.workqueue.metrics.Counter> fresh =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread maker = new Thread(() -> fresh.set(provider.newAddsMetric("jobs")), "new queue");
+    maker.start();
+    // the new queue either has its counter already or waits for the removal to finish
+    await().atMost(10, SECONDS)
+        .until(() -> fresh.get() != null || maker.getState() == Thread.State.BLOCKED);
+    proceed.countDown();
+    remover.join(10_000);
+    maker.join(10_000);
+
+    fresh.get().inc();
+    fresh.get().inc();
+    io.micrometer.core.instrument.Counter published =
+        slow.find("workqueue.adds").tag("name", "jobs").counter();
+    assertTrue(published != null, "the new queue's adds counter is not in the registry");
+    assertEquals(2.0, published.count(), "the new queue counts into a meter nobody publishes");
+  }
+
   @Test
   void queuesSharingAName_shareTheirSeries() {
     WorkQueue<String> first = rateLimiting("shared");

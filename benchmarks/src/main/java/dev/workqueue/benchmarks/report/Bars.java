@@ -33,6 +33,16 @@ final class Bars {
           .flatMap(ref -> r.ratio(ref.formatted(toolkit), ref.formatted(baseline)).stream())
           .reduce(higherIsBetter ? Math::min : Math::max);
     }
+
+    /**
+     * " (spreads overlap)" if, for a ref, the toolkit's and the baseline's spreads (min–max over
+     * iterations) overlap: then the ratio alone is not a verdict (PERF.md); else "".
+     */
+    String overlapFlag(JmhResults r) {
+      boolean any = Arrays.stream(refs).anyMatch(ref -> r.fig(ref.formatted(toolkit))
+          .flatMap(t -> r.fig(ref.formatted(baseline)).map(t::overlaps)).orElse(false));
+      return any ? " (spreads overlap)" : "";
+    }
   }
 
   /**
@@ -50,14 +60,14 @@ final class Bars {
         return absent(what, must, aim);
       }
       List<String> measured = new ArrayList<>();
-      m.ifPresent(x -> measured.add(ratio(x) + " " + mustRatio.label));
+      m.ifPresent(x -> measured.add(ratio(x) + " " + mustRatio.label + mustRatio.overlapFlag(r)));
       Optional<Figure> alloc = zeroAlloc == null ? Optional.empty() : r.fig(zeroAlloc);
       if (zeroAlloc != null) { // JMH's allocation per op is off by a fraction of a byte: round
         measured.add(alloc.map(x -> fmt("%.2f B/op", x.median()))
             .orElse("alloc not measured (run with -prof gc)"));
       }
       if (aimRatio != null) {
-        a.ifPresent(x -> measured.add(ratio(x) + " " + aimRatio.label));
+        a.ifPresent(x -> measured.add(ratio(x) + " " + aimRatio.label + aimRatio.overlapFlag(r)));
       }
       return row(what, must, aim, String.join(", ", measured),
           zeroAlloc == null ? verdict(m, must) : alloc.isEmpty() ? "not measured"

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <p>The handler runs on the informer's thread (and, in a {@link KubernetesController}, on the
  * election's thread when a gain of leadership replays the cache, and on the clock's for a
  * resync), so filters, mappers and sinks must be thread-safe. It never throws: a filter, mapper
- * or sink that throws costs that event's keys only; it is logged and counted in {@link
+ * or sink that throws costs that event's keys only (on an update, a mapper that throws on one of
+ * the two objects costs that object's keys only); it is logged and counted in {@link
  * #failures()}. Thread-safe and immutable; {@link #withFilter} returns a new handler.
  *
  * @param <R> the type of the objects the informer watches
@@ -147,7 +148,7 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   public void onAdd(R object) {
     try {
       if (filter.onAdd(object)) {
-        enqueue(keysOf(object, null));
+        enqueue(keys.apply(object));
       }
     } catch (RuntimeException e) {
       failed("add", object, e);
@@ -157,11 +158,30 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   @Override
   public void onUpdate(R old, R now) {
     try {
-      if (filter.onUpdate(old, now)) {
-        enqueue(keysOf(now, old));
+      if (!filter.onUpdate(old, now)) {
+        return;
       }
     } catch (RuntimeException e) {
       failed("update", now, e);
+      return;
+    }
+    // The two sides are mapped apart: a mapper that cannot map one (an old object from before
+    // a label it now needs, say) costs that side's keys only.
+    Set<ObjectKey> both = new LinkedHashSet<>();
+    mapInto(both, old, "update (the old object)");
+    mapInto(both, now, "update");
+    try {
+      enqueue(both);
+    } catch (RuntimeException e) {
+      failed("update", now, e);
+    }
+  }
+
+  private void mapInto(Set<ObjectKey> into, R object, String event) {
+    try {
+      into.addAll(keys.apply(object));
+    } catch (RuntimeException e) {
+      failed(event, object, e);
     }
   }
 
@@ -169,21 +189,11 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   public void onDelete(R object, boolean finalStateUnknown) {
     try {
       if (filter.onDelete(object, finalStateUnknown)) {
-        enqueue(keysOf(object, null));
+        enqueue(keys.apply(object));
       }
     } catch (RuntimeException e) {
       failed("delete", object, e);
     }
-  }
-
-  private Collection<ObjectKey> keysOf(R object, R old) {
-    Collection<ObjectKey> now = keys.apply(object);
-    if (old == null) {
-      return now;
-    }
-    Set<ObjectKey> both = new LinkedHashSet<>(keys.apply(old));
-    both.addAll(now);
-    return both;
   }
 
   private void enqueue(Collection<ObjectKey> found) {

@@ -124,6 +124,32 @@ class EnqueueHandlerTest {
     assertEquals(1, h.failures());
   }
 
+  /**
+   * An update maps the old object and the new one apart: a mapper that cannot map one of them
+   * (the old object predates a label the mapper now needs, say) costs that side's keys only, and
+   * the other side's keys are still enqueued.
+   */
+  @Test
+  void anUpdateWithOneSideTheMapperCannotMap_stillEnqueuesTheOtherSidesKeys() {
+    List<ObjectKey> got = new ArrayList<>();
+    EnqueueHandler<ConfigMap> h = EnqueueHandler.<ConfigMap>mapped(cm -> {
+      String target = cm.getMetadata().getLabels().get("target");
+      if (target == null) {
+        throw new IllegalStateException("no target label");
+      }
+      return List.of(ObjectKey.of(NS, target));
+    }, got::add);
+
+    h.onUpdate(labelled("x", Map.of()), labelled("x", Map.of("target", "new-owner")));
+    assertEquals(List.of(ObjectKey.of(NS, "new-owner")), got, "the old object threw");
+    assertEquals(1, h.failures());
+
+    got.clear();
+    h.onUpdate(labelled("x", Map.of("target", "old-owner")), labelled("x", Map.of()));
+    assertEquals(List.of(ObjectKey.of(NS, "old-owner")), got, "the new object threw");
+    assertEquals(2, h.failures());
+  }
+
   @Test
   void aSinkThatThrows_isCounted_andTheHandlerDoesNotThrow() {
     EnqueueHandler<ConfigMap> h = EnqueueHandler.forObject(key -> {

@@ -102,8 +102,9 @@ final class Registrations<T> {
     try {
       QueueingHint answer = h.hint().hint(item, oldObj, newObj);
       return answer == null ? QueueingHint.QUEUE : answer;
-    } catch (Exception | LinkageError e) {
-      log.warn("queueing hint of {} for {} threw; counted as QUEUE", h.rejector(), h.event(), e);
+    } catch (Throwable t) {
+      rethrowIfFatal(t);
+      log.warn("queueing hint of {} for {} threw; counted as QUEUE", h.rejector(), h.event(), t);
       return QueueingHint.QUEUE;
     }
   }
@@ -189,9 +190,21 @@ final class Registrations<T> {
   private static <T> boolean admits(Gate<T> g, T item) {
     try {
       return g.admits().test(item);
-    } catch (RuntimeException e) {
-      log.warn("gate {} threw; the item stays gated", g.name(), e);
+    } catch (Throwable t) {
+      rethrowIfFatal(t);
+      log.warn("gate {} threw; the item stays gated", g.name(), t);
       return false;
+    }
+  }
+
+  /**
+   * A gate or hint that threw is treated as failed, whatever it threw (an {@code
+   * AssertionError} from the caller's {@code assert} included), so no item is lost mid-move;
+   * only a {@link VirtualMachineError} propagates: the JVM may be broken.
+   */
+  private static void rethrowIfFatal(Throwable t) {
+    if (t instanceof VirtualMachineError vme) {
+      throw vme;
     }
   }
 

@@ -109,7 +109,10 @@ public interface Controller<T> extends AutoCloseable {
    * Stops: no new reconcile starts (unless draining: then the queued keys are worked off
    * first), running reconciles finish, workers exit. Waits up to {@code timeout} (on the
    * controller's clock); at the deadline the workers still reconciling are interrupted and
-   * reported. Idempotent: stopping a stopped controller returns a completed result.
+   * reported. Idempotent: stopping a stopped controller returns a completed result. A reconcile
+   * that outlives the deadline (it ignores the interrupt) still owns its key: a later {@link
+   * #start} does not reconcile that key until it has ended (the key is looked at again every
+   * 100 ms on the controller's clock), so one key is never reconciled twice at once.
    *
    * <p>Called from inside a reconcile of this controller, {@code stop} cannot wait for the
    * reconcile it is called from: it starts the stop and returns at once, not completed, with

@@ -69,6 +69,16 @@ final class ControllerRun<T> {
     return keys;
   }
 
+  /** Whether a worker of this run is reconciling {@code key} now: a snapshot. */
+  boolean isReconciling(T key) {
+    for (WorkerSlot<T> s : slots) {
+      if (key.equals(s.key())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** How many workers are reconciling now: a snapshot. */
   int busyWorkers() {
     int busy = 0;

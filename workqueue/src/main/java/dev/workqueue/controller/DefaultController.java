@@ -74,6 +74,11 @@ final class DefaultController<T> implements Controller<T> {
   /** No reconcile has ended yet: a reading no clock gives in practice. */
   private static final long NEVER = Long.MIN_VALUE;
   /**
+   * How long a key waits before it is looked at again while a worker of an earlier run (a stop
+   * past its deadline) still reconciles it; on the controller's clock.
+   */
+  static final Duration EARLIER_RUN_RECHECK = Duration.ofMillis(100);
+  /**
    * When the last reconcile of an exited worker ended; a running worker keeps its own in its
    * {@link WorkerSlot}, and adds it here when it exits.
    */
@@ -543,6 +548,12 @@ final class DefaultController<T> implements Controller<T> {
           doneGuarded(r.queue, key); // stopping without drain: the queued rest is dropped
           return;
         }
+        if (liveRuns.size() > 1 && reconciledByAnEarlierRun(r, key)) {
+          // A stop past its deadline left a reconcile of this key running: it waits, so
+          // that one key is never reconciled twice at once, across runs too.
+          deferBehindAnEarlierRun(r, key, priority);
+          continue;
+        }
         slot.reconciling(key);
         outcomes.reconcileStarted();
         try {
@@ -564,6 +575,38 @@ final class DefaultController<T> implements Controller<T> {
       }
       workerGone(r);
     }
+  }
+
+  /**
+   * Whether a worker of a run other than {@code r} (one whose stop passed its deadline, its
+   * workers interrupted but not yet out) is reconciling {@code key}.
+   */
+  private boolean reconciledByAnEarlierRun(ControllerRun<T> r, T key) {
+    for (ControllerRun<T> other : liveRuns) {
+      if (other != r && other.isReconciling(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Queues {@code key} again after {@link #EARLIER_RUN_RECHECK} (not rate-limited: its
+   * back-off is not at stake) and ends this hand-out of it: it is looked at again then.
+   */
+  private void deferBehindAnEarlierRun(ControllerRun<T> r, T key, int priority) {
+    try {
+      if (r.queue instanceof PriorityWorkQueue<T> pq) {
+        pq.add(key, AddOptions.ofPriority(priority)
+            .withAfter(EARLIER_RUN_RECHECK));
+      } else {
+        r.queue.addAfter(key, EARLIER_RUN_RECHECK);
+      }
+    } catch (RuntimeException e) {
+      log.error("controller {}: queueing {} to wait for an earlier run's reconcile of it"
+          + " threw", name, key, e);
+    }
+    doneGuarded(r.queue, key);
   }
 
   /** A worker of {@code r} exited (or will never run); the last one takes r off liveRuns. */

@@ -481,6 +481,66 @@ class ControllerTest {
     assertNoWorkerThreads();
   }
 
+  /**
+   * A stop past its deadline leaves a reconcile that ignores interrupts running; a start then
+   * (a leader that loses and regains its lease) must not reconcile that key again until the old
+   * reconcile ends: one key, one reconcile at a time, across runs too. The key waits and is
+   * reconciled once the old reconcile has ended.
+   */
+  @Test
+  void startAfterAStopPastItsDeadline_waitsForTheOldRunsReconcileOfAKey() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger maxInFlight = new AtomicInteger();
+    AtomicInteger stuckCalls = new AtomicInteger();
+    behaviour.put("stuck", k -> {
+      maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+      try {
+        if (stuckCalls.incrementAndGet() == 1) {
+          boolean interrupted = false;
+          while (true) { // ignores the stop's interrupt
+            try {
+              release.await();
+              break;
+            } catch (InterruptedException e) {
+              interrupted = true;
+            }
+          }
+          if (interrupted) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      } finally {
+        inFlight.decrementAndGet();
+      }
+      return Result.success();
+    });
+    start(builder().workers(1));
+    controller.add("stuck");
+    assertEquals("stuck", nextCall().key());
+    var stopped = stopAsync(Duration.ofSeconds(1));
+    await().atMost(10, SECONDS).until(clock::hasWaiters);
+    clock.step(Duration.ofSeconds(1));
+    assertEquals(List.of("stuck"), stopped.get(10, SECONDS).stillRunning());
+
+    controller.start();
+    controller.add("stuck");
+    controller.add("other");
+    assertEquals("other", nextCall().key(), "the old run still reconciles stuck");
+    assertEquals(1, maxInFlight.get());
+
+    release.countDown();
+    await().atMost(10, SECONDS).until(() -> controller.status().busyWorkers() == 0);
+    Call again = null;
+    for (int i = 0; i < 100 && again == null; i++) {
+      clock.step(Duration.ofSeconds(1)); // the waiting key's next look
+      again = calls.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+    assertNotNull(again, "stuck was not reconciled after the old reconcile ended");
+    assertEquals("stuck", again.key());
+    assertEquals(1, maxInFlight.get(), "two reconciles of stuck at once");
+  }
+
   @Test
   void stop_withoutDrain_dropsQueuedKeys_withDrain_worksThemOff() throws Exception {
     for (boolean drain : new boolean[] {false, true}) {

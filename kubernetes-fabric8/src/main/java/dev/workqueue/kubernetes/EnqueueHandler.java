@@ -166,22 +166,31 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
       return;
     }
     // The two sides are mapped apart: a mapper that cannot map one (an old object from before
-    // a label it now needs, say) costs that side's keys only.
+    // a label it now needs, say) costs that side's keys only. One failure per event at most.
     Set<ObjectKey> both = new LinkedHashSet<>();
-    mapInto(both, old, "update (the old object)");
-    mapInto(both, now, "update");
+    RuntimeException failure = null;
+    if (old != now) { // a resync hands the same object twice
+      failure = mapInto(both, old);
+    }
+    RuntimeException nowFailure = mapInto(both, now);
+    failure = failure == null ? nowFailure : failure;
     try {
       enqueue(both);
     } catch (RuntimeException e) {
-      failed("update", now, e);
+      failure = failure == null ? e : failure;
+    }
+    if (failure != null) {
+      failed("update", now, failure);
     }
   }
 
-  private void mapInto(Set<ObjectKey> into, R object, String event) {
+  /** Adds {@code object}'s keys to {@code into}; returns what the mapper threw, or null. */
+  private RuntimeException mapInto(Set<ObjectKey> into, R object) {
     try {
       into.addAll(keys.apply(object));
+      return null;
     } catch (RuntimeException e) {
-      failed(event, object, e);
+      return e;
     }
   }
 
@@ -204,8 +213,9 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
 
   private void failed(String event, R object, RuntimeException e) {
     failures.incrementAndGet();
-    log.error("an informer {} event of {} enqueued nothing: its filter, key mapping or sink"
-        + " threw", event, describe(object), e);
+    log.error("an informer {} event of {} lost keys: its filter, key mapping or sink threw"
+        + " (on an update, the keys of the side that did not throw were enqueued)", event,
+        describe(object), e);
   }
 
   private static String describe(HasMetadata object) {

@@ -148,6 +148,11 @@ class EnqueueHandlerTest {
     h.onUpdate(labelled("x", Map.of("target", "old-owner")), labelled("x", Map.of()));
     assertEquals(List.of(ObjectKey.of(NS, "old-owner")), got, "the new object threw");
     assertEquals(2, h.failures());
+
+    got.clear();
+    h.onUpdate(labelled("x", Map.of()), labelled("x", Map.of()));
+    assertEquals(List.of(), got);
+    assertEquals(3, h.failures(), "one failure per event, though both sides threw");
   }
 
   @Test

@@ -13,7 +13,8 @@ import java.util.function.Predicate;
  * @param name the gate's name, unique within a queue
  * @param admits true when the item may enter activeQ; called with the main lock held, so fast
  *     and never calling back into the queue; a throwing predicate (an {@code Error} included,
- *     except a {@code VirtualMachineError}) keeps the item gated
+ *     except a {@code VirtualMachineError} other than {@code StackOverflowError}) keeps the
+ *     item gated
  * @param events the events that may open the gate
  * @param <T> the item type
  */

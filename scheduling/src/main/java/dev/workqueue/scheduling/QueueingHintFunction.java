@@ -4,7 +4,8 @@ package dev.workqueue.scheduling;
  * Decides whether an event may have made a rejected item schedulable (kube-scheduler's
  * {@code QueueingHintFn}). Called with the queue's main lock held, so it must be fast and must
  * not call back into the queue. A function that throws (an {@code Error} included, except a
- * {@code VirtualMachineError}) counts as {@link QueueingHint#QUEUE}: when in doubt, retry.
+ * {@code VirtualMachineError} other than {@code StackOverflowError}) counts as {@link
+ * QueueingHint#QUEUE}: when in doubt, retry.
  *
  * @param <T> the item type
  */

@@ -193,10 +193,11 @@ class SchedulingQueueTest {
   }
 
   /**
-   * A gate or hint that throws an {@code Error} that does not mean the JVM is broken (here an
-   * {@code AssertionError}, as a failed {@code assert} in the caller's code throws) is treated
-   * as a throwing one: the gate holds the item, the hint counts as QUEUE; no item is lost and
-   * the call that ran it does not fail. A {@code VirtualMachineError} still propagates.
+   * A gate or hint that throws an {@code Error} that does not mean the JVM is broken (an {@code
+   * AssertionError}, as a failed {@code assert} in the caller's code throws, or a {@code
+   * StackOverflowError}, whose stack is unwound by then) is treated as a throwing one: the gate
+   * holds the item, the hint counts as QUEUE; no item is lost and the call that ran it does not
+   * fail. Another {@code VirtualMachineError} still propagates.
    */
   @Test
   void gateOrHintThrowingAnError_isTreatedAsAThrow_andLosesNoItem() throws Exception {
@@ -204,26 +205,30 @@ class SchedulingQueueTest {
     SchedulingQueue<String, Job> q = builder(clock)
         .gate(Gate.of("quota", j -> {
           if (broken[0]) {
-            throw new AssertionError("gate bug");
+            throw j.id().equals("a") ? new AssertionError("gate bug")
+                : new StackOverflowError("deep gate");
           }
           return true;
         }, VOLUME_ADD))
         .hint("boom", NODE_ADD, (job, o, n) -> {
-          throw new AssertionError("hint bug");
+          throw job.id().equals("a") ? new AssertionError("hint bug")
+              : new StackOverflowError("deep hint");
         })
         .build();
     q.add(new Job("a", 0));
-    assertEquals("activeQ:0; backoffQ:0; unschedulable:1", q.pending().summary(),
-        "the gate threw: the item stays gated");
+    q.add(new Job("s", 0));
+    assertEquals("activeQ:0; backoffQ:0; unschedulable:2", q.pending().summary(),
+        "the gate threw (AssertionError, StackOverflowError): the items stay gated");
     broken[0] = false;
     q.onEvent(VOLUME_ADD, null, null);
-    assertEquals("activeQ:1; backoffQ:0; unschedulable:0", q.pending().summary());
+    assertEquals("activeQ:2; backoffQ:0; unschedulable:0", q.pending().summary());
 
     q.requeueFailed(popNowUnchecked(q), Rejectors.pending("boom"));
+    q.requeueFailed(popNowUnchecked(q), Rejectors.pending("boom"));
     q.onEvent(NODE_ADD, null, null);
-    assertEquals("activeQ:1; backoffQ:0; unschedulable:0", q.pending().summary(),
+    assertEquals("activeQ:2; backoffQ:0; unschedulable:0", q.pending().summary(),
         "the hint threw: counted as QUEUE");
-    assertEquals("a", popNow(q).key());
+    assertEquals(List.of("a", "s"), ids(q));
   }
 
   @Test

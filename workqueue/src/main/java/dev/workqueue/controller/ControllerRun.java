@@ -69,10 +69,18 @@ final class ControllerRun<T> {
     return keys;
   }
 
-  /** Whether a worker of this run is reconciling {@code key} now: a snapshot. */
+  /**
+   * Keys a worker of this run sent back to wait while a worker of an earlier run still
+   * reconciled them; a stop keeps them for the next start, as the queue's waiting room is
+   * dropped. {@link #anyDeferred} is set before the first goes in.
+   */
+  final java.util.Set<T> deferred = ConcurrentHashMap.newKeySet();
+  volatile boolean anyDeferred;
+
+  /** Whether a worker of this run is reconciling {@code key} now: a volatile snapshot. */
   boolean isReconciling(T key) {
     for (WorkerSlot<T> s : slots) {
-      if (key.equals(s.key())) {
+      if (key.equals(s.keyVolatile())) {
         return true;
       }
     }

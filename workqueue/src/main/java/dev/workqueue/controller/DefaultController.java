@@ -554,7 +554,18 @@ final class DefaultController<T> implements Controller<T> {
           deferBehindAnEarlierRun(r, key, priority);
           continue;
         }
-        slot.reconciling(key);
+        if (r.anyDeferred) {
+          r.deferred.remove(key);
+        }
+        slot.claim(key);
+        if (r.forced) {
+          // A stop past its deadline came between the take and the claim: a later run may
+          // have missed the claim, so this worker backs out; the key waits for the next start.
+          slot.reconciling(null);
+          keepUntilStart(key, r.queue);
+          doneGuarded(r.queue, key);
+          return;
+        }
         outcomes.reconcileStarted();
         try {
           reconcileOnce(r, slot, key, priority);
@@ -595,6 +606,8 @@ final class DefaultController<T> implements Controller<T> {
    * back-off is not at stake) and ends this hand-out of it: it is looked at again then.
    */
   private void deferBehindAnEarlierRun(ControllerRun<T> r, T key, int priority) {
+    r.anyDeferred = true;
+    r.deferred.add(key);
     try {
       if (r.queue instanceof PriorityWorkQueue<T> pq) {
         pq.add(key, AddOptions.ofPriority(priority)
@@ -762,11 +775,21 @@ final class DefaultController<T> implements Controller<T> {
 
   /**
    * A stop begins: the adds held by waiting retries, which the stop discards, are made now, as
-   * they would have been without {@code deferEventsDuringBackoff}.
+   * they would have been without {@code deferEventsDuringBackoff}; and the keys that wait for
+   * an earlier run's reconcile of them (in the queue's waiting room, which the stop drops) are
+   * kept for the next start.
    */
   private void addHeld(ControllerRun<T> r) {
     for (T key : r.takeHeldAdds()) {
       addNow(r, key);
+    }
+    if (r.anyDeferred) { // they wait in the queue's waiting room, which the stop drops
+      keptLock.lock();
+      try {
+        kept.addAll(r.deferred);
+      } finally {
+        keptLock.unlock();
+      }
     }
   }
 

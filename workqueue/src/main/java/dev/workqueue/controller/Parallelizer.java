@@ -127,8 +127,10 @@ public final class Parallelizer {
         t.start();
         started.add(t);
       }
-    } catch (RuntimeException | Error e) { // no thread left: the work fails, and the threads
-      failure.compareAndSet(null, e); // already started stop at their next piece, joined below
+    } catch (Throwable e) { // no thread left (or a factory that threw a checked exception
+      // sneakily): the work fails, and the threads already started stop at their next piece,
+      // joined below
+      failure.compareAndSet(null, e);
     }
     worker.run(); // starts no piece once a failure is recorded
     try {

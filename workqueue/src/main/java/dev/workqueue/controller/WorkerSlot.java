@@ -47,6 +47,21 @@ final class WorkerSlot<T> extends WorkerSlotFields<T> {
     KEY.setRelease(this, key);
   }
 
+  /**
+   * The worker's own, before it reconciles {@code key}: a volatile store, so that its next
+   * volatile read (the run's {@code forced} flag) cannot come before it, and a worker of a later
+   * run that does not see the key here ({@link #keyVolatile}) knows this worker sees the flag.
+   */
+  void claim(T key) {
+    KEY.setVolatile(this, key);
+  }
+
+  /** The key being reconciled, or null: a volatile read (see {@link #claim}). */
+  @SuppressWarnings("unchecked")
+  T keyVolatile() {
+    return (T) KEY.getVolatile(this);
+  }
+
   /** The key being reconciled, or null. */
   @SuppressWarnings("unchecked")
   T key() {

@@ -216,13 +216,12 @@ class ControllerFaultTest {
    * A queue whose {@code get} throws a {@link RuntimeException} once (a queue bug, a hook that
    * escaped), delegating everything else to a real queue.
    */
-  static final class GetThrowsOnce<T> implements RateLimitingQueue<T> {
-    private final RateLimitingQueue<T> real;
+  static final class GetThrowsOnce<T> extends ForwardingRateLimitingQueue<T> {
     private final AtomicBoolean armed;
     private final CountDownLatch thrown;
 
     GetThrowsOnce(RateLimitingQueue<T> real, AtomicBoolean armed, CountDownLatch thrown) {
-      this.real = real;
+      super(real);
       this.armed = armed;
       this.thrown = thrown;
     }
@@ -236,21 +235,6 @@ class ControllerFaultTest {
       return real.get();
     }
 
-    @Override
-    public void add(T item) {
-      real.add(item);
-    }
-
-    @Override
-    public Optional<T> poll(Duration timeout) throws InterruptedException {
-      return real.poll(timeout);
-    }
-
-    @Override
-    public PollResult<T> pollResult(Duration timeout) throws InterruptedException {
-      return real.pollResult(timeout);
-    }
-
     /** Set to make the next {@code done} throw, after the real queue's done did its work. */
     final AtomicBoolean doneArmed = new AtomicBoolean();
 
@@ -260,66 +244,6 @@ class ControllerFaultTest {
       if (doneArmed.compareAndSet(true, false)) {
         throw new IllegalStateException("done failed once");
       }
-    }
-
-    @Override
-    public int size() {
-      return real.size();
-    }
-
-    @Override
-    public void shutDown() {
-      real.shutDown();
-    }
-
-    @Override
-    public void shutDownWithDrain() throws InterruptedException {
-      real.shutDownWithDrain();
-    }
-
-    @Override
-    public boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
-      return real.shutDownWithDrain(timeout);
-    }
-
-    @Override
-    public boolean isShuttingDown() {
-      return real.isShuttingDown();
-    }
-
-    @Override
-    public void addAfter(T item, Duration delay) {
-      real.addAfter(item, delay);
-    }
-
-    @Override
-    public void reschedule(T item, Duration delay) {
-      real.reschedule(item, delay);
-    }
-
-    @Override
-    public boolean cancel(T item) {
-      return real.cancel(item);
-    }
-
-    @Override
-    public int waitingCount() {
-      return real.waitingCount();
-    }
-
-    @Override
-    public void addRateLimited(T item) {
-      real.addRateLimited(item);
-    }
-
-    @Override
-    public void forget(T item) {
-      real.forget(item);
-    }
-
-    @Override
-    public int numRequeues(T item) {
-      return real.numRequeues(item);
     }
   }
 

@@ -497,18 +497,7 @@ class ControllerTest {
       maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
       try {
         if (stuckCalls.incrementAndGet() == 1) {
-          boolean interrupted = false;
-          while (true) { // ignores the stop's interrupt
-            try {
-              release.await();
-              break;
-            } catch (InterruptedException e) {
-              interrupted = true;
-            }
-          }
-          if (interrupted) {
-            Thread.currentThread().interrupt();
-          }
+          awaitIgnoringInterrupts(release); // ignores the stop's interrupt
         }
       } finally {
         inFlight.decrementAndGet();
@@ -539,6 +528,121 @@ class ControllerTest {
     assertNotNull(again, "stuck was not reconciled after the old reconcile ended");
     assertEquals("stuck", again.key());
     assertEquals(1, maxInFlight.get(), "two reconciles of stuck at once");
+  }
+
+  /** Awaits {@code latch}, ignoring interrupts (a reconcile or queue that ignores a stop's). */
+  private static void awaitIgnoringInterrupts(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The window between a worker's take and its reconcile: a draining stop past its deadline
+   * and a new start come in while the old run's worker holds a key it has taken but not yet
+   * begun to reconcile (here its queue's {@code get} is held up). The new run reconciles the
+   * key; the old worker then finds it reconciled by the other run and must not reconcile it a
+   * second time at once. (Both workers passing that check before either claims the key is the
+   * case the claim-then-{@code forced} re-check closes; no test holds a worker there.)
+   */
+  @Test
+  void aWorkerHeldUpAfterItsTake_byAStopPastItsDeadline_doesNotReconcileWhatTheNewRunDoes()
+      throws Exception {
+    CountDownLatch taken = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    CountDownLatch releaseNew = new CountDownLatch(1);
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger maxInFlight = new AtomicInteger();
+    AtomicInteger runs = new AtomicInteger();
+    behaviour.put("k", key -> {
+      maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+      try {
+        awaitIgnoringInterrupts(releaseNew);
+      } finally {
+        inFlight.decrementAndGet();
+      }
+      return Result.success();
+    });
+    // A draining stop still hands out what its run has taken (without drain, a worker that
+    // finds its run stopping drops the key before this point)
+    start(builder().workers(1).drainOnStop(true).queue(() -> {
+      boolean first = runs.incrementAndGet() == 1;
+      return new ForwardingRateLimitingQueue<>(dev.workqueue.WorkQueue.<String>builder()
+          .clock(clock).buildRateLimiting(dev.workqueue.ratelimit.RateLimiters.exponential(
+              Duration.ofMillis(5), Duration.ofSeconds(1)))) {
+        @Override
+        public java.util.Optional<String> get() throws InterruptedException {
+          java.util.Optional<String> k = real.get();
+          if (first && k.isPresent()) { // the first run's worker, held up after its take
+            taken.countDown();
+            awaitIgnoringInterrupts(resume);
+          }
+          return k;
+        }
+      };
+    }));
+    controller.add("k");
+    assertTrue(taken.await(10, SECONDS));
+    var stopped = stopAsync(Duration.ofSeconds(1));
+    await().atMost(10, SECONDS).until(clock::hasWaiters);
+    clock.step(Duration.ofSeconds(1));
+    assertFalse(stopped.get(10, SECONDS).completed());
+
+    controller.start();
+    controller.add("k");
+    assertEquals("k", nextCall().key(), "the new run reconciles k");
+    resume.countDown(); // the old worker goes on with the k it took
+    // it either backs out and exits (one worker thread left) or reconciles k a second time
+    await().atMost(10, SECONDS).until(() -> maxInFlight.get() > 1
+        || Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().startsWith("workqueue-worker-")).count() == 1);
+    assertEquals(1, maxInFlight.get(), "the old worker reconciled k while the new one did");
+    releaseNew.countDown();
+  }
+
+  /**
+   * A key that waits for an earlier run's reconcile of it sits in the queue's waiting room;
+   * a stop before it is looked at again must keep it for the next start, not drop it.
+   */
+  @Test
+  void aKeyWaitingForAnEarlierRun_isKeptByAStop_andReconciledAfterTheNextStart()
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger stuckCalls = new AtomicInteger();
+    behaviour.put("stuck", k -> {
+      if (stuckCalls.incrementAndGet() == 1) {
+        awaitIgnoringInterrupts(release);
+      }
+      return Result.success();
+    });
+    start(builder().workers(1));
+    controller.add("stuck");
+    assertEquals("stuck", nextCall().key());
+    var stopped = stopAsync(Duration.ofSeconds(1));
+    await().atMost(10, SECONDS).until(clock::hasWaiters);
+    clock.step(Duration.ofSeconds(1));
+    assertFalse(stopped.get(10, SECONDS).completed());
+
+    controller.start();
+    controller.add("stuck");
+    controller.add("other");
+    assertEquals("other", nextCall().key(), "stuck waits for the old run");
+    assertTrue(controller.stop(Duration.ofSeconds(10)).completed(), "stopped before its look");
+    release.countDown();
+    await().atMost(10, SECONDS).until(() -> controller.status().liveWorkers() == 0);
+
+    controller.start();
+    assertEquals("stuck", nextCall().key(), "the waiting key was kept by the stop");
+    await().atMost(10, SECONDS).until(() -> stuckCalls.get() == 2);
   }
 
   @Test

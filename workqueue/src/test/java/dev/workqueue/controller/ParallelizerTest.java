@@ -79,10 +79,11 @@ class ParallelizerTest {
    * system has no threads left): the call must fail with that exception only once the thread
    * already started has stopped, having started no new piece, and not leave it running pieces
    * after the caller was told the work failed. The started thread's first piece ends only once
-   * the caller waits for it (so the failure is recorded by then); its other pieces would block.
+   * the caller waits for it (so the failure is recorded by then); any other piece would block.
    */
   @ParameterizedTest(name = "factory {0}")
   @CsvSource({"throws", "returns null"})
+  @org.junit.jupiter.api.Timeout(30)
   void aFailingThreadFactory_stopsTheStartedThreads_beforeTheCallFails(String how)
       throws Exception {
     java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
@@ -116,7 +117,7 @@ class ParallelizerTest {
           Parallelizer.parallelizeUntil(() -> false, 3, 3, i -> {
             ran.add(i);
             try {
-              (i == 0 ? gate : hold).await();
+              (i == 0 ? gate : hold).await(10, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
@@ -131,7 +132,10 @@ class ParallelizerTest {
       assertEquals(1, made.size());
       org.junit.jupiter.api.Assertions.assertFalse(made.get(0).isAlive(),
           "the thread started before the factory failed still runs pieces");
-      assertEquals(Set.of(0), ran, "pieces started after the factory failed");
+      // piece 0 ran if the started thread took it before the caller did (the caller starts
+      // no piece once the failure is recorded)
+      assertTrue(ran.isEmpty() || ran.equals(Set.of(0)), "pieces started after the failure: "
+          + ran);
     } finally {
       returned.set(true);
       gate.countDown();

@@ -120,7 +120,9 @@ public final class MicrometerMetricsProvider
    * Held while a meter is registered or removed, so that {@link #remove} takes a meter out of
    * the registry and out of {@link #meters} in one step: a queue or controller made under the
    * name meanwhile registers a new meter after it, and never gets the old one as it leaves the
-   * registry. Registration happens when a queue is built, not per item.
+   * registry. Registration happens when a queue is built, or the first time a series of it
+   * is used (a scheduling queue's event or rejector label), not per item; a {@code remove}
+   * holds it for as long as the registry's removals of that name take.
    */
   private final Object registration = new Object();
 

@@ -40,8 +40,10 @@ import org.openjdk.jmh.infra.Control;
  * a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s, and with
  * the bound at 1,024 the toolkit's forks fell at random into a 2.5–4 M/s mode in which its
  * consumers did half the work for the same CPU time (per-thread CPU from {@code /proc}). With
- * the sleep, the toolkit's per-fork medians stayed within 5.8–7.2 M/s over 10 forks, and the
- * naive queue's figure did not change (6.0–6.3 M/s, as with the spin).
+ * the sleep (and the bound at 1,024), the toolkit's per-fork medians stayed within 5.8–7.2 M/s
+ * over 10 forks, and the naive queue's figure did not change (6.0–6.3 M/s, as with the spin);
+ * but the bound then capped the fastest contenders (above), and at 8,192 the toolkit's forks
+ * fall into the slow mode again (2 of 3 in the first run): a backlog brings it on.
  *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},
@@ -60,13 +62,15 @@ import org.openjdk.jmh.infra.Control;
 @State(Scope.Group)
 public class HandOffBenchmark {
   /** At most this many items are added and not yet done, whatever the queue. */
-  static final int MAX_IN_FLIGHT = 1024;
+  static final int MAX_IN_FLIGHT = 8192;
   /** A producer looks at the in-flight count once per this many adds (a power of two). */
   static final int CHECK_EVERY = 32;
   /**
    * How long a producer that finds {@link #MAX_IN_FLIGHT} items in flight sleeps before it looks
-   * again: about 100 µs with Linux's timer slack, in which consumers at 7 M/s take some 700 of
-   * the 1,024 items, so they are not left idle.
+   * again: about 100 µs with Linux's timer slack, in which consumers at 17 M/s (the fastest
+   * contender here) take some 1,700 of the 8,192 items, so none is left idle. (With a bound of
+   * 1,024 the sleep capped every contender near 10 M/s: ArrayBlockingQueue's 2P+2C rose from
+   * 11.3 to 17.0 M/s at 8,192.)
    */
   static final long FULL_SLEEP_NANOS = 50_000;
 

@@ -504,18 +504,7 @@ class ControllerTest {
       }
       return Result.success();
     });
-    start(builder().workers(1));
-    controller.add("stuck");
-    assertEquals("stuck", nextCall().key());
-    var stopped = stopAsync(Duration.ofSeconds(1));
-    await().atMost(10, SECONDS).until(clock::hasWaiters);
-    clock.step(Duration.ofSeconds(1));
-    assertEquals(List.of("stuck"), stopped.get(10, SECONDS).stillRunning());
-
-    controller.start();
-    controller.add("stuck");
-    controller.add("other");
-    assertEquals("other", nextCall().key(), "the old run still reconciles stuck");
+    stopPastTheDeadlineWhileStuckRuns_thenStartAgain();
     assertEquals(1, maxInFlight.get());
 
     release.countDown();
@@ -528,6 +517,26 @@ class ControllerTest {
     assertNotNull(again, "stuck was not reconciled after the old reconcile ended");
     assertEquals("stuck", again.key());
     assertEquals(1, maxInFlight.get(), "two reconciles of stuck at once");
+  }
+
+  /**
+   * One worker begins reconciling "stuck" (a reconcile that ignores interrupts); a stop passes
+   * its 1 s deadline with it still running; a start follows, and "stuck" and "other" are added:
+   * "other" is reconciled first, as "stuck" waits for the old run's reconcile of it.
+   */
+  private void stopPastTheDeadlineWhileStuckRuns_thenStartAgain() throws Exception {
+    start(builder().workers(1));
+    controller.add("stuck");
+    assertEquals("stuck", nextCall().key());
+    var stopped = stopAsync(Duration.ofSeconds(1));
+    await().atMost(10, SECONDS).until(clock::hasWaiters);
+    clock.step(Duration.ofSeconds(1));
+    assertEquals(List.of("stuck"), stopped.get(10, SECONDS).stillRunning());
+
+    controller.start();
+    controller.add("stuck");
+    controller.add("other");
+    assertEquals("other", nextCall().key(), "the old run still reconciles stuck");
   }
 
   /** Awaits {@code latch}, ignoring interrupts (a reconcile or queue that ignores a stop's). */
@@ -624,18 +633,7 @@ class ControllerTest {
       }
       return Result.success();
     });
-    start(builder().workers(1));
-    controller.add("stuck");
-    assertEquals("stuck", nextCall().key());
-    var stopped = stopAsync(Duration.ofSeconds(1));
-    await().atMost(10, SECONDS).until(clock::hasWaiters);
-    clock.step(Duration.ofSeconds(1));
-    assertFalse(stopped.get(10, SECONDS).completed());
-
-    controller.start();
-    controller.add("stuck");
-    controller.add("other");
-    assertEquals("other", nextCall().key(), "stuck waits for the old run");
+    stopPastTheDeadlineWhileStuckRuns_thenStartAgain();
     assertTrue(controller.stop(Duration.ofSeconds(10)).completed(), "stopped before its look");
     release.countDown();
     await().atMost(10, SECONDS).until(() -> controller.status().liveWorkers() == 0);

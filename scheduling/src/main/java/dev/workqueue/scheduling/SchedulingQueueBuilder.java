@@ -24,6 +24,9 @@ import java.util.function.ToIntFunction;
  * @param <T> the item type
  */
 public final class SchedulingQueueBuilder<K, T> {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(SchedulingQueue.class);
+
   static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofSeconds(1);
   static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
   static final Duration DEFAULT_MAX_STAY_IN_POOL = Duration.ofMinutes(5);
@@ -98,7 +101,8 @@ public final class SchedulingQueueBuilder<K, T> {
    * every item 0. Ignored when a {@link #comparator} is set.
    *
    * @param priority an item's priority, any {@code int}, larger first; it is called on every
-   *     heap comparison under the queue's locks, so it must be cheap
+   *     heap comparison under the queue's locks, so it must be cheap; if it throws, the two
+   *     items compared count as equal (ordered by arrival), logged once per queue
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> priority(ToIntFunction<? super T> priority) {
@@ -113,7 +117,8 @@ public final class SchedulingQueueBuilder<K, T> {
    * re-sorts). Default: higher {@link #priority} first, then earlier timestamp.
    *
    * @param comparator orders the queued items, least first; called under the queue's locks
-   *     (activeQ's and backoffQ's), so it must be cheap and never call into the queue
+   *     (activeQ's and backoffQ's), so it must be cheap and never call into the queue; if it
+   *     throws, the two items count as equal (ordered by arrival), logged once per queue
    * @return this builder
    */
   public SchedulingQueueBuilder<K, T> comparator(Comparator<? super QueuedItem<K, T>> comparator) {
@@ -334,8 +339,24 @@ public final class SchedulingQueueBuilder<K, T> {
         return c != 0 ? c : Long.compare(a.timestamp() - b.timestamp(), 0);
       };
     }
+    java.util.concurrent.atomic.AtomicBoolean warned =
+        new java.util.concurrent.atomic.AtomicBoolean();
     return (a, b) -> {
-      int c = base.compare(a, b);
+      int c;
+      try {
+        c = base.compare(a, b);
+      } catch (Throwable t) {
+        // Called inside a heap's sift: a throw there would leave the heap half-changed. The
+        // two items count as equal, so the queue's own sequence orders them.
+        if (t instanceof VirtualMachineError vme && !(t instanceof StackOverflowError)) {
+          throw vme;
+        }
+        if (warned.compareAndSet(false, true)) {
+          LOG.warn("the scheduling queue's comparator or priority function threw; items it"
+              + " cannot compare are ordered by arrival (logged once per queue)", t);
+        }
+        c = 0;
+      }
       return c != 0 ? c : Long.compare(a.sequence(), b.sequence());
     };
   }

@@ -17,6 +17,7 @@ import dev.workqueue.scheduling.Fixtures.Job;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -229,6 +230,39 @@ class SchedulingQueueTest {
     assertEquals("activeQ:2; backoffQ:0; unschedulable:0", q.pending().summary(),
         "the hint threw: counted as QUEUE");
     assertEquals(List.of("a", "s"), ids(q));
+  }
+
+  /**
+   * A priority function (or comparator) that throws for some item runs inside the heap's sift,
+   * where a throw would leave the heap half-changed (an element duplicated, a key indexed but
+   * not in the array). It is treated as "equal", so the queue's own sequence decides, and the
+   * queue stays whole: every item is popped once, and the item can be added again.
+   */
+  @Test
+  void priorityFunctionThatThrows_ordersAsEqual_andLeavesTheQueueWhole() throws Exception {
+    SchedulingQueue<String, Job> q = SchedulingQueue.<String, Job>builder(Job::id).clock(clock)
+        .priority(j -> {
+          if (j.id().startsWith("bad")) {
+            throw new IllegalStateException("priority bug");
+          }
+          return j.priority();
+        })
+        .build();
+    for (String id : List.of("a", "bad-1", "b", "c", "bad-2", "d")) {
+      q.add(new Job(id, id.charAt(0)));
+    }
+    assertEquals("activeQ:6; backoffQ:0; unschedulable:0", q.pending().summary());
+    List<String> popped = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      PoppedItem<String, Job> p = popNow(q);
+      popped.add(p.key());
+      assertTrue(q.done(p.id()));
+    }
+    assertEquals(Set.of("a", "bad-1", "b", "c", "bad-2", "d"), Set.copyOf(popped),
+        "each item popped once: " + popped);
+    assertEquals("activeQ:0; backoffQ:0; unschedulable:0", q.pending().summary());
+    q.add(new Job("bad-1", 0));
+    assertEquals("bad-1", popNow(q).key(), "the item can be added again");
   }
 
   @Test

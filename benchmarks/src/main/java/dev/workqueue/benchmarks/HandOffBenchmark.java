@@ -42,8 +42,9 @@ import org.openjdk.jmh.infra.Control;
  * consumers did half the work for the same CPU time (per-thread CPU from {@code /proc}). With
  * the sleep (and the bound at 1,024), the toolkit's per-fork medians stayed within 5.8–7.2 M/s
  * over 10 forks, and the naive queue's figure did not change (6.0–6.3 M/s, as with the spin);
- * but the bound then capped the fastest contenders (above), and at 8,192 the toolkit's forks
- * fall into the slow mode again (2 of 3 in the first run): a backlog brings it on.
+ * but the bound then held the fastest contenders near 10 M/s (above), and at bounds of 2,048
+ * to 16,384 about one toolkit fork in four falls into the slow mode again (one in 14 at 1,024):
+ * a backlog makes it common. Its cause is not found (RESULTS.md).
  *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},
@@ -69,8 +70,8 @@ public class HandOffBenchmark {
    * How long a producer that finds {@link #MAX_IN_FLIGHT} items in flight sleeps before it looks
    * again: about 100 µs with Linux's timer slack, in which consumers at 17 M/s (the fastest
    * contender here) take some 1,700 of the 8,192 items, so none is left idle. (With a bound of
-   * 1,024 the sleep capped every contender near 10 M/s: ArrayBlockingQueue's 2P+2C rose from
-   * 11.3 to 17.0 M/s at 8,192.)
+   * 1,024 the sleep held the fastest contenders near 10 M/s: ArrayBlockingQueue's 2P+2C rose
+   * from 11.3 to 17.0 M/s at 8,192, and the naive queue's from 6.7 to 8.9.)
    */
   static final long FULL_SLEEP_NANOS = 50_000;
 

@@ -198,12 +198,12 @@ final class Registrations<T> {
   }
 
   /**
-   * A gate or hint that threw is treated as failed, whatever it threw (an {@code
-   * AssertionError} from the caller's {@code assert} and a {@link StackOverflowError}, whose
-   * stack is unwound by now, included), so no item is lost mid-move; only another {@link
-   * VirtualMachineError} propagates: the JVM may be broken.
+   * The caller's code that threw (a gate, a hint, the order) is treated as failed, whatever it
+   * threw (an {@code AssertionError} from the caller's {@code assert} and a {@link
+   * StackOverflowError}, whose stack is unwound by now, included), so no item is lost
+   * mid-move; only another {@link VirtualMachineError} propagates: the JVM may be broken.
    */
-  private static void rethrowIfFatal(Throwable t) {
+  static void rethrowIfFatal(Throwable t) {
     if (t instanceof VirtualMachineError vme && !(t instanceof StackOverflowError)) {
       throw vme;
     }

@@ -348,9 +348,7 @@ public final class SchedulingQueueBuilder<K, T> {
       } catch (Throwable t) {
         // Called inside a heap's sift: a throw there would leave the heap half-changed. The
         // two items count as equal, so the queue's own sequence orders them.
-        if (t instanceof VirtualMachineError vme && !(t instanceof StackOverflowError)) {
-          throw vme;
-        }
+        Registrations.rethrowIfFatal(t);
         if (warned.compareAndSet(false, true)) {
           LOG.warn("the scheduling queue's comparator or priority function threw; items it"
               + " cannot compare are ordered by arrival (logged once per queue)", t);

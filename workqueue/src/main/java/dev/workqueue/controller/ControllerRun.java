@@ -72,10 +72,9 @@ final class ControllerRun<T> {
   /**
    * Keys a worker of this run sent back to wait while a worker of an earlier run still
    * reconciled them; a stop keeps them for the next start, as the queue's waiting room is
-   * dropped. {@link #anyDeferred} is set before the first goes in.
+   * dropped.
    */
   final java.util.Set<T> deferred = ConcurrentHashMap.newKeySet();
-  volatile boolean anyDeferred;
 
   /** Whether a worker of this run is reconciling {@code key} now: a volatile snapshot. */
   boolean isReconciling(T key) {

@@ -554,7 +554,7 @@ final class DefaultController<T> implements Controller<T> {
           deferBehindAnEarlierRun(r, key, priority);
           continue;
         }
-        if (r.anyDeferred) {
+        if (!r.deferred.isEmpty()) {
           r.deferred.remove(key);
         }
         slot.claim(key);
@@ -606,15 +606,9 @@ final class DefaultController<T> implements Controller<T> {
    * back-off is not at stake) and ends this hand-out of it: it is looked at again then.
    */
   private void deferBehindAnEarlierRun(ControllerRun<T> r, T key, int priority) {
-    r.anyDeferred = true;
     r.deferred.add(key);
     try {
-      if (r.queue instanceof PriorityWorkQueue<T> pq) {
-        pq.add(key, AddOptions.ofPriority(priority)
-            .withAfter(EARLIER_RUN_RECHECK));
-      } else {
-        r.queue.addAfter(key, EARLIER_RUN_RECHECK);
-      }
+      ReconcileOutcomes.addAfter(r.queue, key, priority, EARLIER_RUN_RECHECK);
     } catch (RuntimeException e) {
       log.error("controller {}: queueing {} to wait for an earlier run's reconcile of it"
           + " threw", name, key, e);
@@ -760,12 +754,8 @@ final class DefaultController<T> implements Controller<T> {
         addNow(r, key); // done queues it again at once, as client-go does an add while processing
       }
       if (maxReconcileInterval != null && !r.stopping && keep(key)) {
-        Duration interval = maxReconcileInterval;
-        if (r.queue instanceof PriorityWorkQueue<T> pq) {
-          pq.add(key, AddOptions.ofPriority(priority).withAfter(interval));
-        } else {
-          r.queue.addAfter(key, interval); // a sooner retry already waiting stays
-        }
+        // a sooner retry already waiting stays
+        ReconcileOutcomes.addAfter(r.queue, key, priority, maxReconcileInterval);
       }
     } catch (RuntimeException e) {
       log.error("controller {}: requeueing {} after its reconcile threw; the worker goes on",
@@ -783,7 +773,7 @@ final class DefaultController<T> implements Controller<T> {
     for (T key : r.takeHeldAdds()) {
       addNow(r, key);
     }
-    if (r.anyDeferred) { // they wait in the queue's waiting room, which the stop drops
+    if (!r.deferred.isEmpty()) { // they wait in the queue's waiting room, which a stop drops
       keptLock.lock();
       try {
         kept.addAll(r.deferred);

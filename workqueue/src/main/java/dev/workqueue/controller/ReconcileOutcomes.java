@@ -8,6 +8,7 @@ import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
 import dev.workqueue.metrics.Gauge;
 import dev.workqueue.metrics.Histogram;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 
@@ -156,17 +157,21 @@ final class ReconcileOutcomes<T> {
     } else if (result.requeueAfterDelay() != null) {
       count(requeuesAfter);
       q.forget(key);
-      if (q instanceof PriorityWorkQueue<T> pq) {
-        pq.add(key, AddOptions.ofPriority(result.priority().orElse(priority))
-            .withAfter(result.requeueAfterDelay()));
-      } else {
-        q.addAfter(key, result.requeueAfterDelay());
-      }
+      addAfter(q, key, result.priority().orElse(priority), result.requeueAfterDelay());
       return false;
     }
     count(requeues);
     requeueRateLimited(q, key, result.priority().orElse(priority));
     return true;
+  }
+
+  /** {@code addAfter(key, delay)}, at {@code priority} on a priority queue. */
+  static <T> void addAfter(RateLimitingQueue<T> q, T key, int priority, Duration delay) {
+    if (q instanceof PriorityWorkQueue<T> pq) {
+      pq.add(key, AddOptions.ofPriority(priority).withAfter(delay));
+    } else {
+      q.addAfter(key, delay);
+    }
   }
 
   /** {@code addRateLimited}, at {@code priority} on a priority queue. */

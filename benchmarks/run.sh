@@ -8,7 +8,8 @@
 # Extra arguments go to JMH after the profile's own, e.g. a benchmark regex
 # (`benchmarks/run.sh quick 'HandOff|OneThread'`) or `-p queue=toolkit,naive`.
 # Builds benchmarks/target/benchmarks.jar first when it is missing or older than a source.
-# Every run uses -prof gc, so allocation per op (B/op) is in the results.
+# Every run uses -prof gc, so allocation per op (B/op) is in the results, and HostModeProfiler,
+# which tags each iteration with the host's cross-core latency mode (near/far; CrossCoreProbe).
 set -euo pipefail
 
 profile="${1:-}"
@@ -36,8 +37,8 @@ jar="$tmp/benchmarks.jar"
 
 mkdir -p benchmarks/results
 json="benchmarks/results/jmh-$profile.json"
-echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc $*"
-java -jar "$jar" "${opts[@]}" -prof gc -rf json -rff "$json" "$@"
+echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc -prof dev.workqueue.benchmarks.HostModeProfiler $*"
+java -jar "$jar" "${opts[@]}" -prof gc -prof dev.workqueue.benchmarks.HostModeProfiler -rf json -rff "$json" "$@"
 
 loadavg="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
 # Evidence for the report that the peer's delaying queue drops a burst of addAfters.

@@ -37,14 +37,17 @@ import org.openjdk.jmh.infra.Control;
  * does not spin. With four threads on two cores, a producer spinning on {@code Thread.yield()}
  * keeps a core busy and reads the consumers' counter lines millions of times a second, and the
  * faster a queue's add, the more often its producers reach the bound and spin: measured here,
- * a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s, and with
- * the bound at 1,024 the toolkit's forks fell at random into a 2.5–4 M/s mode in which its
- * consumers did half the work for the same CPU time (per-thread CPU from {@code /proc}). With
- * the sleep (and the bound at 1,024), the toolkit's per-fork medians stayed within 5.8–7.2 M/s
- * over 10 forks, and the naive queue's figure did not change (6.0–6.3 M/s, as with the spin);
- * but the bound then held the fastest contenders near 10 M/s (above), and at bounds of 2,048
- * to 16,384 about one toolkit fork in four falls into the slow mode again (one in 14 at 1,024):
- * a backlog makes it common. Its cause is not found (RESULTS.md).
+ * a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s. A bound
+ * of 1,024 held the fastest contenders near 10 M/s (ArrayBlockingQueue's 2P+2C rose from 11.3
+ * to 17.0 M/s at 8,192, and the naive queue's from 6.7 to 8.9).
+ *
+ * <p><b>The host's cross-core latency.</b> On the 2-vCPU virtual machine these run on, a cache
+ * line's round trip between the two cores is about 70 ns in some episodes and about 400 ns in
+ * others, each lasting from a second to tens of seconds ({@link CrossCoreProbe}). The toolkit's
+ * hand-off and the peer's run at a third to a half of their speed in the far episodes, the naive
+ * queue and ArrayBlockingQueue at about the same; that was the "slow mode" that made the
+ * toolkit's forks look bimodal. Run with {@link HostModeProfiler} ({@code benchmarks/run.sh}
+ * does) so that every iteration is tagged with its mode and the report compares like with like.
  *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},

@@ -172,10 +172,63 @@ final class Bars {
     return String.join("\n", BARS.stream().map(b -> b.judge(r)).toList());
   }
 
-  private static RatioBar handOff(String name, String bench) {
+  private static Bar handOff(String name, String bench) {
     String ref = "HandOffBenchmark." + bench + ":" + bench + "_consume";
-    return new RatioBar("work queue hand-off, " + name, "≥ 1.0× naive", "≥ 1.0× LBQ",
-        queue("÷ naive", "naive", ref), queue("÷ LBQ", "lbq", ref), null);
+    RatioBar overall = new RatioBar("work queue hand-off, " + name, "≥ 1.0× naive",
+        "≥ 1.0× LBQ", queue("÷ naive", "naive", ref), queue("÷ LBQ", "lbq", ref), null);
+    return new ModeBar(overall, ref);
+  }
+
+  /**
+   * A {@link RatioBar} on a cross-core figure, judged within each host mode the run saw (the
+   * iterations {@code HostModeProfiler} tagged near or far; {@link JmhResults}): the toolkit and
+   * the baseline are compared only with each other's iterations in the same mode, and the worst
+   * mode with at least {@value #MIN_MODE_ITERATIONS} iterations of each decides. Without the
+   * tags, the plain bar.
+   */
+  record ModeBar(RatioBar overall, String ref) implements Bar {
+    static final int MIN_MODE_ITERATIONS = 5;
+
+    @Override
+    public String judge(JmhResults r) {
+      String t = ref + "%s queue=toolkit";
+      if (r.fig(t.formatted(JmhResults.NEAR)).isEmpty()
+          && r.fig(t.formatted(JmhResults.FAR)).isEmpty()) {
+        return overall.judge(r);
+      }
+      String[] must = judgeModes(r, overall.mustRatio().baseline(), overall.must());
+      String[] aim = judgeModes(r, overall.aimRatio().baseline(), overall.aim());
+      return row(overall.what(), overall.must(), overall.aim(),
+          must[0] + "; " + aim[0], must[1], aim[1]);
+    }
+
+    /** {measured text, verdict} of toolkit ÷ {@code baseline} per mode against {@code bar}. */
+    private String[] judgeModes(JmhResults r, String baseline, String bar) {
+      List<String> parts = new ArrayList<>();
+      Optional<Double> worst = Optional.empty();
+      for (String[] mode : new String[][] {{"near", JmhResults.NEAR}, {"far", JmhResults.FAR}}) {
+        Optional<Figure> t = r.fig(ref + mode[1] + " queue=toolkit");
+        Optional<Figure> b = r.fig(ref + mode[1] + " queue=" + baseline);
+        if (t.isEmpty() || b.isEmpty()) {
+          parts.add(mode[0] + ": " + (t.isEmpty() ? "no toolkit" : "no " + baseline)
+              + " iteration");
+          continue;
+        }
+        double x = t.get().median() / b.get().median();
+        int n = Math.min(t.get().iterations(), b.get().iterations());
+        boolean judged = n >= MIN_MODE_ITERATIONS;
+        parts.add(fmt("%s: %s ÷ %s%s (%d and %d iterations%s)", mode[0], ratio(x), baseline,
+            t.get().overlaps(b.get()) ? ", spreads overlap" : "", t.get().iterations(),
+            b.get().iterations(), judged ? "" : ", too few to judge"));
+        if (judged) {
+          worst = Optional.of(worst.map(w -> Math.min(w, x)).orElse(x));
+        }
+      }
+      String all = r.ratio(ref + " queue=toolkit", ref + " queue=" + baseline)
+          .map(x -> "all iterations " + ratio(x) + " ÷ " + baseline + ", ").orElse("");
+      return new String[] {all + String.join(", ", parts),
+          worst.isEmpty() ? "not judged (too few iterations in any mode)" : verdict(worst, bar)};
+    }
   }
 
   /** toolkit ÷ {@code baseline} of a figure with a {@code queue} param. */

@@ -144,6 +144,41 @@ class ResultsReportTest {
         + "2 workers 0.30× [0.24–0.36] (2 of 3 cases in this run) | held | **missed** |"), md);
   }
 
+  /**
+   * Hand-off figures tagged by HostModeProfiler: each contender is compared with the other's
+   * iterations in the same host mode, an iteration that saw both modes counts in neither, and the
+   * worse mode decides.
+   */
+  @Test
+  void handOffFigures_withHostModes_areJudgedWithinEachMode() throws IOException {
+    String consume = "HandOffBenchmark.p2c2:p2c2_consume";
+    String near = "\u00b7hostmode.near";
+    String far = "\u00b7hostmode.far";
+    String json = "[" + String.join(",",
+        result("HandOffBenchmark.p2c2", "toolkit", "ops/s", 6, String.join(",",
+            aux("p2c2_consume", 9, 9, 9, 9, 9, 50, 3, 3, 3, 3, 3),
+            aux(near, 8, 8, 8, 8, 8, 4, 0, 0, 0, 0, 0),
+            aux(far, 0, 0, 0, 0, 0, 4, 9, 9, 9, 9, 9))),
+        result("HandOffBenchmark.p2c2", "naive", "ops/s", 8, String.join(",",
+            aux("p2c2_consume", 8, 8, 8, 8, 8, 8, 8, 8, 8, 8),
+            aux(near, 9, 9, 9, 9, 9, 0, 0, 0, 0, 0),
+            aux(far, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9))),
+        result("HandOffBenchmark.p2c2", "lbq", "ops/s", 4, String.join(",",
+            aux("p2c2_consume", 4, 4, 4, 4, 4, 4),
+            aux(near, 9, 9, 9, 0, 0, 0),
+            aux(far, 0, 0, 0, 9, 9, 9)))) + "]";
+    JmhResults r = new JmhResults(json);
+    assertTrue(r.fig(consume + "@near queue=toolkit").orElseThrow().iterations() == 5,
+        "the mixed iteration is in neither mode");
+    String md = new ResultsReport(r, "full").markdown(FileTime.fromMillis(0), "x.png");
+    assertTrue(md.contains("| work queue hand-off, 2P+2C | ≥ 1.0× naive | ≥ 1.0× LBQ | "
+        + "all iterations 1.13× ÷ naive, near: 1.13× ÷ naive (5 and 5 iterations), "
+        + "far: 0.38× ÷ naive (5 and 5 iterations); all iterations 2.25× ÷ lbq, "
+        + "near: 2.25× ÷ lbq (5 and 3 iterations, too few to judge), "
+        + "far: 0.75× ÷ lbq (5 and 3 iterations, too few to judge) | **missed** | "
+        + "not judged (too few iterations in any mode) |"), md);
+  }
+
   @Test
   void charts_areReadablePngsEvenWithoutFigures(@TempDir Path dir) throws IOException {
     Charts.write(new JmhResults("[]"), "quick", dir.resolve("handoff.png"),

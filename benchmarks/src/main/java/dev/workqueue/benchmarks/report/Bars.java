@@ -124,9 +124,10 @@ final class Bars {
               "delayQueueOffer", "DelayedInsertBenchmark.%s"), new Ratio("÷ PriorityQueue",
               "toolkitAddAfter", "priorityQueueOffer", "DelayedInsertBenchmark.%s"), null),
       Bars::lateness,
-      new RatioBar("lateness under saturation (1 M/s due) p50", "≤ 1.0× DelayQueue",
+      new ModeBar(new RatioBar("lateness under saturation (1 M/s due) p50", "≤ 1.0× DelayQueue",
           "≤ 0.5× DelayQueue", queue("÷ DelayQueue", "delayqueue",
               "SaturatedLatenessBenchmark.saturated:p50_us"), null, null),
+          "SaturatedLatenessBenchmark.saturated:p50_us"),
       new DelayBar("CPU per delivered delayed item, 1 and 4 consumers, named and unnamed (process "
           + "CPU time)", "≤ 1.1× DelayQueue", "≤ 1.0× DelayQueue",
           "DelayedCpuBenchmark.produce:cpu_ns_per_item",
@@ -180,11 +181,11 @@ final class Bars {
   }
 
   /**
-   * A {@link RatioBar} on a cross-core figure, judged within each host mode the run saw (the
-   * iterations {@code HostModeProfiler} tagged near or far; {@link JmhResults}): the toolkit and
-   * the baseline are compared only with each other's iterations in the same mode, and the worst
-   * mode with at least {@value #MIN_MODE_ITERATIONS} iterations of each decides. Without the
-   * tags, the plain bar.
+   * A {@link RatioBar} on a cross-core figure with a {@code queue} param, judged within each host
+   * mode the run saw (the iterations {@code HostModeProfiler} tagged near or far; {@link
+   * JmhResults}): the toolkit and the baseline are compared only with each other's iterations in
+   * the same mode, and the worst mode with at least {@value #MIN_MODE_ITERATIONS} iterations of
+   * each decides. Without the tags, the plain bar.
    */
   record ModeBar(RatioBar overall, String ref) implements Bar {
     static final int MIN_MODE_ITERATIONS = 5;
@@ -197,14 +198,21 @@ final class Bars {
         return overall.judge(r);
       }
       String[] must = judgeModes(r, overall.mustRatio().baseline(), overall.must());
+      if (overall.aimRatio() == null) { // the aim is judged on the must's ratios, if any
+        return row(overall.what(), overall.must(), overall.aim(), must[0], must[1],
+            overall.aim().isEmpty() ? "" : judgeModes(r, overall.mustRatio().baseline(),
+                overall.aim())[1]);
+      }
       String[] aim = judgeModes(r, overall.aimRatio().baseline(), overall.aim());
-      return row(overall.what(), overall.must(), overall.aim(),
-          must[0] + "; " + aim[0], must[1], aim[1]);
+      return row(overall.what(), overall.must(), overall.aim(), must[0] + "; " + aim[0],
+          must[1], aim[1]);
     }
 
     /** {measured text, verdict} of toolkit ÷ {@code baseline} per mode against {@code bar}. */
     private String[] judgeModes(JmhResults r, String baseline, String bar) {
+      boolean up = bar.startsWith("≥");
       List<String> parts = new ArrayList<>();
+      List<String> notJudged = new ArrayList<>();
       Optional<Double> worst = Optional.empty();
       for (String[] mode : new String[][] {{"near", JmhResults.NEAR}, {"far", JmhResults.FAR}}) {
         Optional<Figure> t = r.fig(ref + mode[1] + " queue=toolkit");
@@ -212,6 +220,7 @@ final class Bars {
         if (t.isEmpty() || b.isEmpty()) {
           parts.add(mode[0] + ": " + (t.isEmpty() ? "no toolkit" : "no " + baseline)
               + " iteration");
+          notJudged.add(mode[0]);
           continue;
         }
         double x = t.get().median() / b.get().median();
@@ -221,13 +230,17 @@ final class Bars {
             t.get().overlaps(b.get()) ? ", spreads overlap" : "", t.get().iterations(),
             b.get().iterations(), judged ? "" : ", too few to judge"));
         if (judged) {
-          worst = Optional.of(worst.map(w -> Math.min(w, x)).orElse(x));
+          worst = Optional.of(worst.map(w -> up ? Math.min(w, x) : Math.max(w, x)).orElse(x));
+        } else {
+          notJudged.add(mode[0]);
         }
       }
       String all = r.ratio(ref + " queue=toolkit", ref + " queue=" + baseline)
           .map(x -> "all iterations " + ratio(x) + " ÷ " + baseline + ", ").orElse("");
-      return new String[] {all + String.join(", ", parts),
-          worst.isEmpty() ? "not judged (too few iterations in any mode)" : verdict(worst, bar)};
+      String verdict = worst.isEmpty() ? "not judged (too few iterations in any mode)"
+          : verdict(worst, bar) + (notJudged.isEmpty() ? ""
+              : " (" + String.join(" and ", notJudged) + " mode not judged)");
+      return new String[] {all + String.join(", ", parts), verdict};
     }
   }
 

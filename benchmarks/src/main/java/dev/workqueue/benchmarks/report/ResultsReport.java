@@ -280,19 +280,24 @@ public final class ResultsReport {
         .orElse("not measured in this run");
   }
 
-  /** The template, keeping the notes of the missed bars only (and their heading if any). */
+  /**
+   * The template, keeping the notes of the bars that are missed or not decided (a ratio whose
+   * spreads overlap, or a mode not judged) only, and their heading if any.
+   */
   private static String template(String bars) throws IOException {
     String text;
     try (InputStream in = ResultsReport.class.getResourceAsStream("results-template.md")) {
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    String heading = "### What limits the missed bars\n\n";
+    String heading = "### What limits the missed and undecided bars\n\n";
     int at = text.indexOf(heading);
     List<String> kept = new ArrayList<>();
     for (String bar : bars.split("\n")) {
       for (String note : text.substring(at + heading.length()).split("\n")) {
         String name = note.replaceFirst("^- \\*\\*(.*?)\\*\\*: .*", "$1");
-        if (bar.contains("**missed**") && bar.startsWith("| " + name) && !kept.contains(note)) {
+        boolean undecided = bar.contains("**missed**") || bar.contains("spreads overlap")
+            || bar.contains("not judged");
+        if (undecided && bar.startsWith("| " + name) && !kept.contains(note)) {
           kept.add(note);
         }
       }

@@ -179,6 +179,47 @@ class ResultsReportTest {
         + "not judged (too few iterations in any mode) |"), md);
   }
 
+  /** A mode the toolkit ran in but the baseline did not is named in the verdict. */
+  @Test
+  void handOffFigures_withAModeOnlyTheToolkitSaw_sayThatModeIsNotJudged() throws IOException {
+    String near = "\u00b7hostmode.near";
+    String far = "\u00b7hostmode.far";
+    String json = "[" + String.join(",",
+        result("HandOffBenchmark.p1c1", "toolkit", "ops/s", 6, String.join(",",
+            aux("p1c1_consume", 9, 9, 9, 9, 9, 3),
+            aux(near, 8, 8, 8, 8, 8, 0),
+            aux(far, 0, 0, 0, 0, 0, 9))),
+        result("HandOffBenchmark.p1c1", "naive", "ops/s", 8, String.join(",",
+            aux("p1c1_consume", 8, 8, 8, 8, 8),
+            aux(near, 9, 9, 9, 9, 9),
+            aux(far, 0, 0, 0, 0, 0)))) + "]";
+    String md = new ResultsReport(new JmhResults(json), "full")
+        .markdown(FileTime.fromMillis(0), "x.png");
+    assertTrue(md.contains("near: 1.13× ÷ naive (5 and 5 iterations), far: no naive iteration")
+        && md.contains("| held (far mode not judged) |"), md);
+    assertTrue(md.contains("### What limits the missed and undecided bars"), md);
+  }
+
+  /** A figure where less is better: the worse mode is the one with the larger ratio. */
+  @Test
+  void latenessUnderSaturation_withHostModes_isDecidedByItsWorseMode() throws IOException {
+    String near = "\u00b7hostmode.near";
+    String far = "\u00b7hostmode.far";
+    String json = "[" + String.join(",",
+        result("SaturatedLatenessBenchmark.saturated", "toolkit", "ops/s", 1, String.join(",",
+            aux("p50_us", 40, 40, 40, 40, 40, 100, 100, 100, 100, 100),
+            aux(near, 9, 9, 9, 9, 9, 0, 0, 0, 0, 0),
+            aux(far, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9))),
+        result("SaturatedLatenessBenchmark.saturated", "delayqueue", "ops/s", 1, String.join(",",
+            aux("p50_us", 50, 50, 50, 50, 50, 50, 50, 50, 50, 50),
+            aux(near, 9, 9, 9, 9, 9, 0, 0, 0, 0, 0),
+            aux(far, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9)))) + "]";
+    String md = new ResultsReport(new JmhResults(json), "full")
+        .markdown(FileTime.fromMillis(0), "x.png");
+    assertTrue(md.contains("near: 0.80× ÷ delayqueue (5 and 5 iterations), far: 2.00× ÷ "
+        + "delayqueue (5 and 5 iterations) | **missed** | **missed** |"), md);
+  }
+
   @Test
   void charts_areReadablePngsEvenWithoutFigures(@TempDir Path dir) throws IOException {
     Charts.write(new JmhResults("[]"), "quick", dir.resolve("handoff.png"),

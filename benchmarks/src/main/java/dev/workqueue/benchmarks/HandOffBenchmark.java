@@ -44,10 +44,11 @@ import org.openjdk.jmh.infra.Control;
  * <p><b>The host's cross-core latency.</b> On the 2-vCPU virtual machine these run on, a cache
  * line's round trip between the two cores is about 70 ns in some episodes and about 400 ns in
  * others, each lasting from a second to tens of seconds ({@link CrossCoreProbe}). The toolkit's
- * hand-off and the peer's run at a third to a half of their speed in the far episodes, the naive
- * queue and ArrayBlockingQueue at about the same; that was the "slow mode" that made the
- * toolkit's forks look bimodal. Run with {@link HostModeProfiler} ({@code benchmarks/run.sh}
- * does) so that every iteration is tagged with its mode and the report compares like with like.
+ * hand-off and the peer's run at 40–50% of their speed in the far episodes, the naive queue and
+ * ArrayBlockingQueue as fast or faster; that was the "slow mode" that made the toolkit's forks
+ * look bimodal. Run with {@link HostModeProfiler} ({@code benchmarks/run.sh} does) so that every
+ * iteration is tagged with its mode and the report compares like with like, and see {@link
+ * HandOffByHostMode} for a check of those tags.
  *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},

@@ -7,31 +7,37 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Measures, in the background, how long a cache line takes to go from one core to another and
- * back: every {@value #PERIOD_MILLIS} ms a burst of {@value #ROUND_TRIPS} round trips between two
- * threads that spin on two {@link AtomicLong}s, of which the fastest counts. A burst is
- * <em>near</em> if that round trip took under {@value #FAR_NANOS} ns, <em>far</em> if it took
- * longer, and is not counted if the two threads were not running at the same time (a round trip
- * waited more than {@value #GIVE_UP_NANOS} ns: one of them was descheduled).
+ * back: every {@value #PERIOD_MILLIS} ms a burst of {@value #GROUPS} groups of {@value
+ * #GROUP_TRIPS} round trips between two threads pinned to two CPUs, each spinning on its own
+ * cache line; the fastest group's mean counts (a group, not a single trip, is timed, so that the
+ * clock's own cost hardly shows). A burst is <em>near</em> if that mean is under {@value
+ * #FAR_NANOS} ns, <em>far</em> if it is longer, and is not counted if the two threads were not
+ * running at the same time (a round trip waited more than {@value #GIVE_UP_NANOS} ns: one of
+ * them was descheduled).
  *
  * <p>Why: on the 2-vCPU virtual machine these benchmarks run on, the round trip is about 70 ns
- * for some seconds and about 400 ns for others (the host moves the two vCPUs between cores that
- * share a cache and cores that do not); the episodes last from one second to tens of seconds.
+ * for some seconds and about 400 ns for others, episodes that last from one second to tens of
+ * seconds (presumably the host placing the two vCPUs on cores that share a cache, or not).
  * A queue that hands each item across cores through several atomic operations on lines the other
  * core wrote runs at a fraction of its speed in the far episodes, while one that serialises on a
  * lock barely notices; so a ratio between two contenders measured at different times says more
  * about the host than about them unless each iteration is tagged with the mode it ran in ({@link
  * HostModeProfiler}). Run {@link #main} to see the modes of a machine over time.
  *
- * <p>Cost: a burst and the answering thread's spin after it, about 0.3% of a core.
+ * <p>Cost: a burst and the answering thread's wait for the next ask, about 0.3% of a core; up to
+ * 2% if the asker is descheduled in the middle of a burst (the answering thread then spins
+ * {@value #ANSWER_SPIN_NANOS} ns before it parks).
  */
 final class CrossCoreProbe {
   static final long FAR_NANOS = 200;
   static final int PERIOD_MILLIS = 100;
-  static final int ROUND_TRIPS = 100;
+  static final int GROUPS = 20;
+  static final int GROUP_TRIPS = 5;
   static final long GIVE_UP_NANOS = 20_000;
   /**
    * How long the answering thread keeps spinning for the next ask before it parks, if the asker
@@ -41,10 +47,10 @@ final class CrossCoreProbe {
 
   private static CrossCoreProbe shared;
 
-  private final AtomicLong ask = new AtomicLong();
-  @SuppressWarnings("unused")
-  private final long[] padding = new long[16]; // keeps ask and answer on lines of their own
-  private final AtomicLong answer = new AtomicLong();
+  /** The asker's line and the answerer's, 128 bytes apart (slots {@link #ASK}, {@link #ANSWER}). */
+  private final AtomicLongArray lines = new AtomicLongArray(32);
+  private static final int ASK = 0;
+  private static final int ANSWER = 16;
   private final AtomicLong near = new AtomicLong();
   private final AtomicLong far = new AtomicLong();
   private final Thread answering;
@@ -110,7 +116,7 @@ final class CrossCoreProbe {
     while (true) {
       long deadline = System.nanoTime() + ANSWER_SPIN_NANOS;
       long v;
-      while ((v = ask.get()) == seen && System.nanoTime() < deadline) {
+      while ((v = lines.get(ASK)) == seen && System.nanoTime() < deadline) {
         Thread.onSpinWait();
       }
       if (v == seen || v < 0) { // timed out, or the burst is over (a negated ask)
@@ -119,7 +125,7 @@ final class CrossCoreProbe {
         continue;
       }
       seen = v;
-      answer.set(v);
+      lines.set(ANSWER, v);
     }
   }
 
@@ -129,18 +135,20 @@ final class CrossCoreProbe {
     while (true) {
       LockSupport.parkNanos(PERIOD_MILLIS * 1_000_000L);
       v++;
-      ask.set(v);
+      lines.set(ASK, v);
       LockSupport.unpark(answering);
       boolean together = awaitWakeUp(v);
       long fastest = Long.MAX_VALUE;
-      for (int i = 0; i < ROUND_TRIPS && together; i++) {
+      for (int g = 0; g < GROUPS && together; g++) {
         long start = System.nanoTime();
-        v++;
-        ask.set(v);
-        together = awaitAnswer(v, GIVE_UP_NANOS);
-        fastest = Math.min(fastest, System.nanoTime() - start);
+        for (int i = 0; i < GROUP_TRIPS && together; i++) {
+          v++;
+          lines.set(ASK, v);
+          together = awaitAnswer(v, GIVE_UP_NANOS);
+        }
+        fastest = Math.min(fastest, (System.nanoTime() - start) / GROUP_TRIPS);
       }
-      ask.set(-v); // the burst is over: the answering thread parks
+      lines.set(ASK, -v); // the burst is over: the answering thread parks
       if (together) {
         (fastest < FAR_NANOS ? near : far).incrementAndGet();
       }
@@ -152,15 +160,15 @@ final class CrossCoreProbe {
    * virtual machine can take a millisecond or more; polled without spinning.
    */
   private boolean awaitWakeUp(long v) {
-    for (int i = 0; i < 1000 && answer.get() != v; i++) {
+    for (int i = 0; i < 1000 && lines.get(ANSWER) != v; i++) {
       LockSupport.parkNanos(20_000);
     }
-    return answer.get() == v;
+    return lines.get(ANSWER) == v;
   }
 
   private boolean awaitAnswer(long v, long timeoutNanos) {
     long deadline = System.nanoTime() + timeoutNanos;
-    while (answer.get() != v) {
+    while (lines.get(ANSWER) != v) {
       if (System.nanoTime() - deadline > 0) {
         return false;
       }

@@ -5,18 +5,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@link HandOffBenchmark}'s hand-off, run so that contenders meet the host's cross-core modes
  * ({@link CrossCoreProbe}) alike: one-second windows of each contender in turn, each between two
- * 100 ms ping-pong probes taken while nothing else runs, so that a window's mode is known without
- * the workload's own traffic in the measurement. A window whose two probes agree counts as near
- * (both under {@value CrossCoreProbe#FAR_NANOS} ns a round trip) or far (both above); the others
- * are listed as mixed. Prints each window, then per contender and mode the median and range in M
- * items/s. Not JMH: it exists to check the in-run tags of {@link HostModeProfiler}.
+ * spells of {@value #QUIET_MILLIS} ms in which only the probe runs, so that a window's mode is
+ * known without the workload's own traffic in the measurement. A window whose two spells saw
+ * only near bursts counts as near, only far bursts as far; the others are listed as mixed.
+ * Prints each window, then per contender and mode the median and range in M items/s. Not JMH:
+ * it exists to check the in-run tags of {@link HostModeProfiler}.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.workqueue.benchmarks.HandOffByHostMode toolkit,naive 40 2} (contenders, rounds, producers
@@ -25,7 +24,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class HandOffByHostMode {
   private static final long WARM_UP_MILLIS = 300;
   private static final long WINDOW_MILLIS = 1000;
-  private static final int PROBE_MILLIS = 100;
+  /** A few of the probe's bursts ({@link CrossCoreProbe#PERIOD_MILLIS} apart). */
+  private static final int QUIET_MILLIS = 350;
 
   private HandOffByHostMode() {}
 
@@ -33,33 +33,27 @@ public final class HandOffByHostMode {
     String[] contenders = args.length > 0 ? args[0].split(",") : new String[] {"toolkit", "naive"};
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     int each = args.length > 2 ? Integer.parseInt(args[2]) : 2;
-    Map<String, List<double[]>> windows = new LinkedHashMap<>();
+    Map<String, Map<String, List<Double>>> rates = new LinkedHashMap<>();
     for (int r = 0; r < rounds; r++) {
       for (String c : contenders) {
-        double before = roundTrip(PROBE_MILLIS);
-        double rate = window(c, each);
-        double after = roundTrip(PROBE_MILLIS);
-        windows.computeIfAbsent(c, k -> new ArrayList<>()).add(new double[] {before, rate, after});
-        System.out.printf("%-8s probe %4.0f ns, %6.2f M/s, probe %4.0f ns%n", c, before,
-            rate / 1e6, after);
+        String before = quietMode();
+        double rate = window(c, each) / 1e6;
+        String after = quietMode();
+        String mode = before.equals(after) ? before : "mixed";
+        rates.computeIfAbsent(c, k -> new LinkedHashMap<>())
+            .computeIfAbsent(mode, k -> new ArrayList<>()).add(rate);
+        System.out.printf("%-8s %-5s %6.2f M/s %s%n", c, before, rate, after);
       }
     }
-    windows.forEach((c, ws) -> {
+    rates.forEach((c, byMode) -> {
       for (String mode : new String[] {"near", "far", "mixed"}) {
-        List<Double> rates = new ArrayList<>();
-        for (double[] w : ws) {
-          boolean near = w[0] < CrossCoreProbe.FAR_NANOS && w[2] < CrossCoreProbe.FAR_NANOS;
-          boolean far = w[0] >= CrossCoreProbe.FAR_NANOS && w[2] >= CrossCoreProbe.FAR_NANOS;
-          if (mode.equals(near ? "near" : far ? "far" : "mixed")) {
-            rates.add(w[1] / 1e6);
-          }
-        }
-        rates.sort(null);
-        int m = rates.size();
+        List<Double> rs = byMode.getOrDefault(mode, List.of());
+        List<Double> sorted = rs.stream().sorted().toList();
+        int m = sorted.size();
         if (m > 0) {
-          double median = (rates.get((m - 1) / 2) + rates.get(m / 2)) / 2;
+          double median = (sorted.get((m - 1) / 2) + sorted.get(m / 2)) / 2;
           System.out.printf("%-8s %-5s %2d windows, median %.2f M/s [%.2f-%.2f]%n", c, mode, m,
-              median, rates.get(0), rates.get(m - 1));
+              median, sorted.get(0), sorted.get(m - 1));
         }
       }
     });
@@ -130,36 +124,15 @@ public final class HandOffByHostMode {
     return (d1 - d0) * 1e9 / (t1 - t0);
   }
 
-  /** The mean round trip of a cache line between two spinning threads, over {@code millis}. */
-  static double roundTrip(int millis) {
-    AtomicLong ask = new AtomicLong();
-    AtomicLong answer = new AtomicLong();
-    Thread answering = new Thread(() -> {
-      long v = 0;
-      while (v >= 0) {
-        while (ask.get() == v) {
-          Thread.onSpinWait();
-        }
-        v = ask.get();
-        answer.set(v);
-      }
-    });
-    answering.setDaemon(true);
-    answering.start();
-    long v = 0;
-    long trips = 0;
-    long start = System.nanoTime();
-    while (System.nanoTime() - start < millis * 1_000_000L) {
-      for (int i = 0; i < 200; i++) {
-        ask.set(++v);
-        while (answer.get() != v) {
-          Thread.onSpinWait();
-        }
-      }
-      trips += 200;
-    }
-    double mean = (System.nanoTime() - start) / (double) trips;
-    ask.set(-1);
-    return mean;
+  /**
+   * The mode {@link CrossCoreProbe} sees over {@value #QUIET_MILLIS} ms while nothing else runs:
+   * near or far if all its bursts were, else mixed.
+   */
+  private static String quietMode() throws InterruptedException {
+    CrossCoreProbe probe = CrossCoreProbe.shared();
+    probe.takeCounts();
+    Thread.sleep(QUIET_MILLIS);
+    long[] c = probe.takeCounts();
+    return c[0] > 0 && c[1] == 0 ? "near" : c[1] > 0 && c[0] == 0 ? "far" : "mixed";
   }
 }

@@ -185,7 +185,8 @@ final class Bars {
    * mode the run saw (the iterations {@code HostModeProfiler} tagged near or far; {@link
    * JmhResults}): the toolkit and the baseline are compared only with each other's iterations in
    * the same mode, and the worst mode with at least {@value #MIN_MODE_ITERATIONS} iterations of
-   * each decides. Without the tags, the plain bar.
+   * each decides: a miss there is a miss, but a hold is "undecided" if the toolkit also ran that
+   * many iterations in a mode its baseline hardly ran in. Without the tags, the plain bar.
    */
   record ModeBar(RatioBar overall, String ref) implements Bar {
     static final int MIN_MODE_ITERATIONS = 5;
@@ -220,7 +221,9 @@ final class Bars {
         if (t.isEmpty() || b.isEmpty()) {
           parts.add(mode[0] + ": " + (t.isEmpty() ? "no toolkit" : "no " + baseline)
               + " iteration");
-          notJudged.add(mode[0]);
+          if (t.isPresent() && t.get().iterations() >= MIN_MODE_ITERATIONS) {
+            notJudged.add(mode[0]);
+          }
           continue;
         }
         double x = t.get().median() / b.get().median();
@@ -231,15 +234,19 @@ final class Bars {
             b.get().iterations(), judged ? "" : ", too few to judge"));
         if (judged) {
           worst = Optional.of(worst.map(w -> up ? Math.min(w, x) : Math.max(w, x)).orElse(x));
-        } else {
-          notJudged.add(mode[0]);
+        } else if (t.get().iterations() >= MIN_MODE_ITERATIONS) {
+          notJudged.add(mode[0]); // the toolkit ran in this mode, its baseline hardly did
         }
       }
       String all = r.ratio(ref + " queue=toolkit", ref + " queue=" + baseline)
           .map(x -> "all iterations " + ratio(x) + " ÷ " + baseline + ", ").orElse("");
+      // A judged miss decides; a hold is only a hold if no mode the toolkit ran in went unjudged.
       String verdict = worst.isEmpty() ? "not judged (too few iterations in any mode)"
-          : verdict(worst, bar) + (notJudged.isEmpty() ? ""
-              : " (" + String.join(" and ", notJudged) + " mode not judged)");
+          : verdict(worst, bar);
+      if (!notJudged.isEmpty() && !worst.isEmpty()) {
+        String unjudged = " (" + String.join(" and ", notJudged) + " mode not judged)";
+        verdict = verdict.contains("missed") ? verdict + unjudged : "undecided" + unjudged;
+      }
       return new String[] {all + String.join(", ", parts), verdict};
     }
   }

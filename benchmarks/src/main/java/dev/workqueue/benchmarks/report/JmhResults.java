@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.DoubleSummaryStatistics;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,7 +63,7 @@ final class JmhResults {
       String bench = name[name.length - 2] + "." + name[name.length - 1];
       Map<String, String> params = r.params() == null ? Map.of() : r.params();
       figures.add(figure(bench, "", params, r.primaryMetric()));
-      Map<String, Metric> secondary = new HashMap<>();
+      Map<String, Metric> secondary = new LinkedHashMap<>(); // the file's order, for fig()
       if (r.secondaryMetrics() != null) { // older JMH prefixes profiler metrics with '·'
         r.secondaryMetrics().forEach((k, m) -> secondary.put(k.replace("\u00b7", ""), m));
       }
@@ -70,8 +71,9 @@ final class JmhResults {
       Metric near = secondary.get(NEAR_BURSTS);
       Metric far = secondary.get(FAR_BURSTS);
       if (near != null && far != null) {
-        Map<String, Metric> metrics = new HashMap<>(secondary);
+        Map<String, Metric> metrics = new LinkedHashMap<>();
         metrics.put("", r.primaryMetric());
+        metrics.putAll(secondary);
         metrics.forEach((k, m) -> {
           if (!k.startsWith("hostmode.")) {
             inMode(m, near, far).ifPresent(x -> figures.add(figure(bench, k + NEAR, params, x)));
@@ -89,7 +91,7 @@ final class JmhResults {
   private static Optional<Metric> inMode(Metric m, Metric mode, Metric other) {
     List<List<Double>> raw = m.rawData();
     if (raw == null || mode.rawData() == null || other.rawData() == null
-        || raw.size() != mode.rawData().size()) {
+        || raw.size() != mode.rawData().size() || raw.size() != other.rawData().size()) {
       return Optional.empty();
     }
     List<List<Double>> kept = new ArrayList<>();
@@ -102,7 +104,7 @@ final class JmhResults {
       }
       List<Double> forkKept = new ArrayList<>();
       for (int i = 0; i < values.size(); i++) {
-        if (in.get(i) > 0 && out.get(i) == 0) {
+        if (in.get(i) > 0 && out.get(i) == 0 && !Double.isNaN(values.get(i))) {
           forkKept.add(values.get(i));
         }
       }

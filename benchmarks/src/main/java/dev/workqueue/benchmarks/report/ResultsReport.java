@@ -295,9 +295,9 @@ public final class ResultsReport {
     for (String bar : bars.split("\n")) {
       for (String note : text.substring(at + heading.length()).split("\n")) {
         String name = note.replaceFirst("^- \\*\\*(.*?)\\*\\*: .*", "$1");
-        boolean undecided = bar.contains("**missed**") || bar.contains("spreads overlap")
+        boolean missedOrUndecided = bar.contains("**missed**") || bar.contains("spreads overlap")
             || bar.contains("not judged");
-        if (undecided && bar.startsWith("| " + name) && !kept.contains(note)) {
+        if (missedOrUndecided && bar.startsWith("| " + name) && !kept.contains(note)) {
           kept.add(note);
         }
       }

@@ -15,7 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  * known without the workload's own traffic in the measurement. A window whose two spells saw
  * only near bursts counts as near, only far bursts as far; the others are listed as mixed.
  * Prints each window, then per contender and mode the median and range in M items/s. Not JMH:
- * it exists to check the in-run tags of {@link HostModeProfiler}.
+ * it exists to check the in-run tags of {@link HostModeProfiler} and to see how each contender
+ * fares in each mode. Its ratios between contenders are not JMH's: the contenders share one JVM,
+ * so the queue interface's call sites see every contender and are compiled for all of them
+ * (JMH gives each its own fork), which costs the toolkit more than the naive queue.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.workqueue.benchmarks.HandOffByHostMode toolkit,naive 40 2} (contenders, rounds, producers

@@ -46,9 +46,10 @@ import org.openjdk.jmh.infra.Control;
  * others, each lasting from a second to tens of seconds ({@link CrossCoreProbe}). At 2P+2C the
  * toolkit's hand-off and the peer's ran at 40–50% of their near speed in the far episodes, the
  * naive queue and ArrayBlockingQueue as fast or faster; the untagged runs before showed the same
- * figures as a "slow mode" that made the toolkit's forks look bimodal. Run with {@link HostModeProfiler} ({@code benchmarks/run.sh} does) so that every
- * iteration is tagged with its mode and the report compares like with like, and see {@link
- * HandOffByHostMode} for a check of those tags.
+ * figures as a "slow mode" that made the toolkit's forks look bimodal. Run with {@link
+ * HostModeProfiler} ({@code benchmarks/run.sh} does) so that every iteration is tagged with its
+ * mode and the report compares like with like, and see {@link HandOffByHostMode} for a check of
+ * those tags.
  *
  * <p>Iterations always end: a thread that JMH has stopped measuring ({@link
  * Control#stopMeasurement}) never blocks again (consumers use {@link QueueUnderTest#tryTake},

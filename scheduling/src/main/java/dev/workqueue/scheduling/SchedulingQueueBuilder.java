@@ -8,9 +8,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds scheduling queues. The defaults are kube-scheduler's (the newest behaviour): higher
@@ -24,8 +27,7 @@ import java.util.function.ToIntFunction;
  * @param <T> the item type
  */
 public final class SchedulingQueueBuilder<K, T> {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(SchedulingQueue.class);
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulingQueue.class);
 
   static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofSeconds(1);
   static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
@@ -339,8 +341,7 @@ public final class SchedulingQueueBuilder<K, T> {
         return c != 0 ? c : Long.compare(a.timestamp() - b.timestamp(), 0);
       };
     }
-    java.util.concurrent.atomic.AtomicBoolean warned =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean warned = new AtomicBoolean();
     return (a, b) -> {
       int c;
       try {

@@ -198,56 +198,66 @@ final class Bars {
           && r.fig(t.formatted(JmhResults.FAR)).isEmpty()) {
         return overall.judge(r);
       }
-      String[] must = judgeModes(r, overall.mustRatio().baseline(), overall.must());
+      boolean up = overall.must().startsWith("≥");
+      Modes must = modes(r, overall.mustRatio().baseline(), up);
       if (overall.aimRatio() == null) { // the aim is judged on the must's ratios, if any
-        return row(overall.what(), overall.must(), overall.aim(), must[0], must[1],
-            overall.aim().isEmpty() ? "" : judgeModes(r, overall.mustRatio().baseline(),
-                overall.aim())[1]);
+        String aim = overall.aim().isEmpty() ? "" : must.verdict(overall.aim());
+        return row(overall.what(), overall.must(), overall.aim(), must.text(),
+            must.verdict(overall.must()), aim);
       }
-      String[] aim = judgeModes(r, overall.aimRatio().baseline(), overall.aim());
-      return row(overall.what(), overall.must(), overall.aim(), must[0] + "; " + aim[0],
-          must[1], aim[1]);
+      Modes aim = modes(r, overall.aimRatio().baseline(), up);
+      return row(overall.what(), overall.must(), overall.aim(), must.text() + "; " + aim.text(),
+          must.verdict(overall.must()), aim.verdict(overall.aim()));
     }
 
-    /** {measured text, verdict} of toolkit ÷ {@code baseline} per mode against {@code bar}. */
-    private String[] judgeModes(JmhResults r, String baseline, String bar) {
-      boolean up = bar.startsWith("≥");
+    /**
+     * toolkit ÷ one baseline in each mode: the measured text, the worst judged ratio, and the
+     * modes the toolkit ran enough iterations in that could not be judged.
+     */
+    private record Modes(String text, Optional<Double> worst, List<String> notJudged) {
+      /** A judged miss decides; a hold is a hold only if no mode the toolkit ran in is unjudged. */
+      String verdict(String bar) {
+        if (worst.isEmpty()) {
+          return "not judged (too few iterations in any mode)";
+        }
+        String v = Bars.verdict(worst, bar);
+        if (notJudged.isEmpty()) {
+          return v;
+        }
+        String unjudged = " (" + String.join(" and ", notJudged) + " mode not judged)";
+        return v.contains("missed") ? v + unjudged : "undecided" + unjudged;
+      }
+    }
+
+    private Modes modes(JmhResults r, String baseline, boolean up) {
       List<String> parts = new ArrayList<>();
       List<String> notJudged = new ArrayList<>();
       Optional<Double> worst = Optional.empty();
       for (String[] mode : new String[][] {{"near", JmhResults.NEAR}, {"far", JmhResults.FAR}}) {
         Optional<Figure> t = r.fig(ref + mode[1] + " queue=toolkit");
         Optional<Figure> b = r.fig(ref + mode[1] + " queue=" + baseline);
+        boolean toolkitRanHere = t.isPresent() && t.get().iterations() >= MIN_MODE_ITERATIONS;
         if (t.isEmpty() || b.isEmpty()) {
           parts.add(mode[0] + ": " + (t.isEmpty() ? "no toolkit" : "no " + baseline)
               + " iteration");
-          if (t.isPresent() && t.get().iterations() >= MIN_MODE_ITERATIONS) {
-            notJudged.add(mode[0]);
+        } else {
+          double x = t.get().median() / b.get().median();
+          boolean judged = toolkitRanHere && b.get().iterations() >= MIN_MODE_ITERATIONS;
+          parts.add(fmt("%s: %s ÷ %s%s (%d and %d iterations%s)", mode[0], ratio(x), baseline,
+              t.get().overlaps(b.get()) ? ", spreads overlap" : "", t.get().iterations(),
+              b.get().iterations(), judged ? "" : ", too few to judge"));
+          if (judged) {
+            worst = Optional.of(worst.map(w -> up ? Math.min(w, x) : Math.max(w, x)).orElse(x));
+            continue;
           }
-          continue;
         }
-        double x = t.get().median() / b.get().median();
-        int n = Math.min(t.get().iterations(), b.get().iterations());
-        boolean judged = n >= MIN_MODE_ITERATIONS;
-        parts.add(fmt("%s: %s ÷ %s%s (%d and %d iterations%s)", mode[0], ratio(x), baseline,
-            t.get().overlaps(b.get()) ? ", spreads overlap" : "", t.get().iterations(),
-            b.get().iterations(), judged ? "" : ", too few to judge"));
-        if (judged) {
-          worst = Optional.of(worst.map(w -> up ? Math.min(w, x) : Math.max(w, x)).orElse(x));
-        } else if (t.get().iterations() >= MIN_MODE_ITERATIONS) {
+        if (toolkitRanHere) {
           notJudged.add(mode[0]); // the toolkit ran in this mode, its baseline hardly did
         }
       }
       String all = r.ratio(ref + " queue=toolkit", ref + " queue=" + baseline)
           .map(x -> "all iterations " + ratio(x) + " ÷ " + baseline + ", ").orElse("");
-      // A judged miss decides; a hold is only a hold if no mode the toolkit ran in went unjudged.
-      String verdict = worst.isEmpty() ? "not judged (too few iterations in any mode)"
-          : verdict(worst, bar);
-      if (!notJudged.isEmpty() && !worst.isEmpty()) {
-        String unjudged = " (" + String.join(" and ", notJudged) + " mode not judged)";
-        verdict = verdict.contains("missed") ? verdict + unjudged : "undecided" + unjudged;
-      }
-      return new String[] {all + String.join(", ", parts), verdict};
+      return new Modes(all + String.join(", ", parts), worst, notJudged);
     }
   }
 

@@ -70,10 +70,19 @@ final class EmbeddedApiServer implements AutoCloseable {
     return c;
   }
 
-  /** Closes every client made here, then the server. */
+  /**
+   * Closes every client made here, then the server. The mock server waits at most 10 s for its
+   * HTTP server to close and then throws; that has happened once on a loaded 2-core machine after
+   * a run whose every check had passed, so it is logged here, not thrown: nothing the caller
+   * asked for is lost by a server that is slow to let go of its connections.
+   */
   @Override
   public synchronized void close() {
     clients.forEach(KubernetesClient::close);
-    server.destroy();
+    try {
+      server.destroy();
+    } catch (IllegalStateException e) { // "Unable to close MockWebServer" after its timeout
+      MOCK_SERVER_LOG.log(Level.WARNING, "the embedded API server did not close in time", e);
+    }
   }
 }

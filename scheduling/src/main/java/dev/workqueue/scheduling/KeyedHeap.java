@@ -9,11 +9,12 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A binary min-heap whose elements are also reachable by key: an array of nodes plus an
- * open-addressing table of the same nodes by key, where each node records its own array
- * position and its key's hash. Sifting moves nodes and rewrites their positions; it never
- * hashes a key or boxes an index. A node is the only allocation per added key (the table holds
- * the nodes themselves, not map entries pointing at them).
+ * A 4-ary min-heap whose elements are also reachable by key, in five arrays and no per-element
+ * object: the heap holds the elements by position (and each one's slot in the key table), and
+ * an open-addressing table holds the keys by slot (with each one's hash and heap position).
+ * Comparisons read the elements straight from the heap's array, as {@code PriorityQueue}'s
+ * do; a move writes the element, its slot and the slot's position, all in arrays. Sifting never
+ * hashes a key or boxes an index.
  *
  * <table>
  *   <caption>Costs</caption>
@@ -26,6 +27,8 @@ import java.util.function.Function;
  * element is in the heap: to change one, call {@link #addOrUpdate} with a new element (or
  * {@link #delete} the key first, change the element, and add it again). Elements that compare
  * equal come out in no particular order; put a tie-breaker in the comparator if order matters.
+ * The comparator must not throw: a throw in the middle of a sift leaves the heap half-moved
+ * (the scheduling queue's comparators catch what the user's code throws).
  *
  * <p>Not thread-safe: the scheduling queue guards each heap with its own lock.
  *
@@ -34,39 +37,33 @@ import java.util.function.Function;
  */
 final class KeyedHeap<K, T> {
   private static final Object[] EMPTY = new Object[0];
-
-  /** An element with its key and its current position, so sifting never hashes. */
-  private static final class Node<K, T> {
-    final K key;
-    final int hash;
-    T element;
-    int index;
-
-    Node(K key, int hash, T element, int index) {
-      this.key = key;
-      this.hash = hash;
-      this.element = element;
-      this.index = index;
-    }
-  }
-
+  private static final int[] EMPTY_INTS = new int[0];
   private static final int MIN_TABLE = 16;
+  /**
+   * Children per node: a 4-ary heap is half as deep as a binary one, so a pop moves half as many
+   * elements (each move also writes the key table), and a node's children share a cache line.
+   */
+  private static final int ARITY = 4;
 
   private final Function<? super T, ? extends K> keyFunction;
   private final Comparator<? super T> comparator;
-  private Object[] heap = EMPTY;
+
+  // ---- the heap, by position ----
+  private Object[] elements = EMPTY;
+  /** The key table's slot of the element at each position. */
+  private int[] slotOf = EMPTY_INTS;
   private int size;
+
+  // ---- the keys, by slot: linear probing from the top bits of the spread hash ----
   /**
-   * The nodes by key, linear probing from the top bits of the spread hash; at most half full,
-   * so a probe for an absent key usually ends at its first slot. Deletion shifts the rest of
-   * the probe run back (no tombstones).
+   * At most half full, so a probe for an absent key usually ends at its first slot. Deletion
+   * shifts the rest of the probe run back (no tombstones).
    */
-  private Object[] table = new Object[MIN_TABLE];
-  /**
-   * The spread hash of the node in each slot of {@link #table}, so probing and deletion compare
-   * hashes without dereferencing nodes: with many items the nodes are cache misses.
-   */
-  private int[] slotHashes = new int[MIN_TABLE];
+  private Object[] keys = new Object[MIN_TABLE];
+  /** The spread hash of each slot's key: probing compares it before calling {@code equals}. */
+  private int[] hashes = new int[MIN_TABLE];
+  /** The heap position of each slot's element. */
+  private int[] positionOf = new int[MIN_TABLE];
   private int shift = 32 - Integer.numberOfTrailingZeros(MIN_TABLE);
 
   /**
@@ -94,23 +91,22 @@ final class KeyedHeap<K, T> {
     Checks.nonNull(element, "element");
     K key = keyOf(element);
     int hash = spread(key.hashCode());
-    Node<K, T> node = find(key, hash);
-    if (node == null) {
-      if (size == heap.length) {
-        heap = Arrays.copyOf(heap, Math.max(16, size + (size >> 1)));
+    int slot = find(key, hash);
+    if (slot < 0) {
+      if (size == elements.length) {
+        int length = Math.max(16, size + (size >> 1));
+        elements = Arrays.copyOf(elements, length);
+        slotOf = Arrays.copyOf(slotOf, length);
       }
-      if (2 * (size + 1) > table.length) {
-        rehash(table.length * 2);
+      if (2 * (size + 1) > keys.length) {
+        rehash(keys.length * 2);
       }
-      node = new Node<>(key, hash, element, size);
-      insertSlot(node);
-      heap[size++] = node;
-      siftUp(node.index, node);
+      siftUp(size++, element, insertSlot(key, hash));
       return null;
     }
-    T previous = node.element;
-    node.element = element;
-    fix(node);
+    int index = positionOf[slot];
+    T previous = element(index);
+    fix(index, element, slot);
     return previous;
   }
 
@@ -121,8 +117,8 @@ final class KeyedHeap<K, T> {
    * @return the removed element, or null if there was none
    */
   public T delete(K key) {
-    Node<K, T> node = find(key);
-    return node == null ? null : removeAt(node.index);
+    int slot = find(key);
+    return slot < 0 ? null : removeAt(positionOf[slot]);
   }
 
   /**
@@ -140,7 +136,7 @@ final class KeyedHeap<K, T> {
    * @return the least element by the comparator, or null if the heap is empty
    */
   public T peek() {
-    return size == 0 ? null : node(0).element;
+    return size == 0 ? null : element(0);
   }
 
   /**
@@ -150,8 +146,8 @@ final class KeyedHeap<K, T> {
    * @return the element held under {@code key}, or null if there is none
    */
   public T get(K key) {
-    Node<K, T> node = find(key);
-    return node == null ? null : node.element;
+    int slot = find(key);
+    return slot < 0 ? null : element(positionOf[slot]);
   }
 
   /**
@@ -161,7 +157,7 @@ final class KeyedHeap<K, T> {
    * @return true if the heap holds an element under {@code key}
    */
   public boolean has(K key) {
-    return find(key) != null;
+    return find(key) >= 0;
   }
 
   /**
@@ -172,7 +168,7 @@ final class KeyedHeap<K, T> {
   public List<T> list() {
     List<T> out = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      out.add(node(i).element);
+      out.add(element(i));
     }
     return out;
   }
@@ -200,140 +196,165 @@ final class KeyedHeap<K, T> {
   }
 
   @SuppressWarnings("unchecked")
-  private Node<K, T> node(int i) {
-    return (Node<K, T>) heap[i];
+  private T element(int i) {
+    return (T) elements[i];
+  }
+
+  /** Puts {@code element}, whose key is in {@code slot}, at {@code index}. */
+  private void place(int index, Object element, int slot) {
+    elements[index] = element;
+    slotOf[index] = slot;
+    positionOf[slot] = index;
   }
 
   private T removeAt(int index) {
-    Node<K, T> removed = node(index);
-    deleteSlot(removed);
+    T removed = element(index);
+    deleteSlot(slotOf[index]);
     int last = --size;
-    Node<K, T> moved = node(last);
-    heap[last] = null;
+    Object moved = elements[last];
+    int movedSlot = slotOf[last];
+    elements[last] = null;
     if (index != last) {
-      moved.index = index;
-      heap[index] = moved;
-      fix(moved);
+      fix(index, moved, movedSlot);
     }
-    if (table.length > MIN_TABLE && 8 * size < table.length) {
-      rehash(table.length / 2); // an eighth full: halve, to a quarter
+    if (keys.length > MIN_TABLE && 8 * size < keys.length) {
+      rehash(keys.length / 2); // an eighth full: halve, to a quarter
     }
-    return removed.element;
+    return removed;
   }
 
-  private void fix(Node<K, T> node) {
-    int index = node.index;
-    siftDown(index, node);
-    if (node.index == index) {
-      siftUp(index, node);
+  /** Puts {@code element} (key in {@code slot}), which belongs at {@code index}, in its place. */
+  private void fix(int index, Object element, int slot) {
+    if (siftDown(index, element, slot) == index) {
+      siftUp(index, element, slot);
     }
   }
 
-  /** Moves {@code node}, which belongs at {@code index}, up: parents move into the hole. */
-  private void siftUp(int index, Node<K, T> node) {
+  /** Moves {@code element}, which belongs at {@code index}, up: parents move into the hole. */
+  @SuppressWarnings("unchecked")
+  private void siftUp(int index, Object element, int slot) {
+    Object[] es = elements;
     while (index > 0) {
-      int parent = (index - 1) >>> 1;
-      Node<K, T> p = node(parent);
-      if (comparator.compare(node.element, p.element) >= 0) {
+      int parent = (index - 1) / ARITY;
+      Object p = es[parent];
+      if (comparator.compare((T) element, (T) p) >= 0) {
         break;
       }
-      heap[index] = p;
-      p.index = index;
+      place(index, p, slotOf[parent]);
       index = parent;
     }
-    heap[index] = node;
-    node.index = index;
+    place(index, element, slot);
   }
 
-  /** Moves {@code node}, which belongs at {@code index}, down: children move into the hole. */
-  private void siftDown(int index, Node<K, T> node) {
-    int half = size >>> 1;
-    while (index < half) {
-      int child = 2 * index + 1;
-      Node<K, T> c = node(child);
-      int right = child + 1;
-      if (right < size && comparator.compare(node(right).element, c.element) < 0) {
-        child = right;
-        c = node(child);
-      }
-      if (comparator.compare(c.element, node.element) >= 0) {
+  /**
+   * Moves {@code element}, which belongs at {@code index}, down: the least child moves into the
+   * hole while it is less. Returns where the element ends.
+   */
+  @SuppressWarnings("unchecked")
+  private int siftDown(int index, Object element, int slot) {
+    Object[] es = elements;
+    int n = size;
+    while (true) {
+      int first = index * ARITY + 1;
+      if (first >= n) {
         break;
       }
-      heap[index] = c;
-      c.index = index;
+      int child = first;
+      Object c = es[first];
+      for (int k = first + 1, end = Math.min(first + ARITY, n); k < end; k++) {
+        Object x = es[k];
+        if (comparator.compare((T) x, (T) c) < 0) {
+          child = k;
+          c = x;
+        }
+      }
+      if (comparator.compare((T) c, (T) element) >= 0) {
+        break;
+      }
+      place(index, c, slotOf[child]);
       index = child;
     }
-    heap[index] = node;
-    node.index = index;
+    place(index, element, slot);
+    return index;
   }
 
-  // ---- the table of nodes by key ----
+  // ---- the table of keys ----
 
   /** Fibonacci hashing: the multiply carries every bit of {@code h} into the top bits. */
   private static int spread(int h) {
     return h * 0x9E3779B9;
   }
 
-  private Node<K, T> find(K key) {
+  private int find(K key) {
     Checks.nonNull(key, "key");
     return find(key, spread(key.hashCode()));
   }
 
-  @SuppressWarnings("unchecked")
-  private Node<K, T> find(Object key, int hash) {
-    Object[] t = table;
-    int[] h = slotHashes;
+  /** The slot of {@code key}, or -1. */
+  private int find(Object key, int hash) {
+    Object[] t = keys;
+    int[] h = hashes;
     int mask = t.length - 1;
     for (int i = hash >>> shift; ; i = (i + 1) & mask) {
-      Object n = t[i];
-      if (n == null) {
-        return null;
+      Object k = t[i];
+      if (k == null) {
+        return -1;
       }
-      if (h[i] == hash && key.equals(((Node<K, T>) n).key)) {
-        return (Node<K, T>) n;
+      if (h[i] == hash && key.equals(k)) {
+        return i;
       }
     }
   }
 
-  private void insertSlot(Node<K, T> node) {
-    Object[] t = table;
+  /** Puts an absent key in the first free slot of its run; returns the slot. */
+  private int insertSlot(Object key, int hash) {
+    Object[] t = keys;
     int mask = t.length - 1;
-    int i = node.hash >>> shift;
+    int i = hash >>> shift;
     while (t[i] != null) {
       i = (i + 1) & mask;
     }
-    t[i] = node;
-    slotHashes[i] = node.hash;
+    t[i] = key;
+    hashes[i] = hash;
+    return i;
   }
 
-  /** Removes {@code node} and shifts later entries of its probe run back into the gap. */
-  private void deleteSlot(Node<K, T> node) {
-    Object[] t = table;
-    int[] h = slotHashes;
+  /**
+   * Removes the key in {@code slot} and shifts later keys of its probe run back into the gap,
+   * telling their elements' positions where their keys went.
+   */
+  private void deleteSlot(int slot) {
+    Object[] t = keys;
+    int[] h = hashes;
     int mask = t.length - 1;
-    int gap = node.hash >>> shift;
-    while (t[gap] != node) {
-      gap = (gap + 1) & mask;
-    }
+    int gap = slot;
     for (int i = (gap + 1) & mask; t[i] != null; i = (i + 1) & mask) {
       int home = h[i] >>> shift;
-      // The entry at i may fill the gap if its home is not in the cyclic range (gap, i].
+      // The key at i may fill the gap if its home is not in the cyclic range (gap, i].
       if (((i - home) & mask) >= ((i - gap) & mask)) {
         t[gap] = t[i];
         h[gap] = h[i];
+        int position = positionOf[i];
+        positionOf[gap] = position;
+        slotOf[position] = gap;
         gap = i;
       }
     }
     t[gap] = null;
   }
 
-  @SuppressWarnings("unchecked")
   private void rehash(int length) {
-    table = new Object[length];
-    slotHashes = new int[length];
+    Object[] oldKeys = keys;
+    int[] oldHashes = hashes;
+    keys = new Object[length];
+    hashes = new int[length];
+    positionOf = new int[length];
     shift = 32 - Integer.numberOfTrailingZeros(length);
     for (int i = 0; i < size; i++) {
-      insertSlot((Node<K, T>) heap[i]);
+      int old = slotOf[i];
+      int slot = insertSlot(oldKeys[old], oldHashes[old]);
+      positionOf[slot] = i;
+      slotOf[i] = slot;
     }
   }
 

@@ -27,8 +27,10 @@ import java.util.function.Function;
  * element is in the heap: to change one, call {@link #addOrUpdate} with a new element (or
  * {@link #delete} the key first, change the element, and add it again). Elements that compare
  * equal come out in no particular order; put a tie-breaker in the comparator if order matters.
- * The comparator must not throw: a throw in the middle of a sift leaves the heap half-moved
- * (the scheduling queue's comparators catch what the user's code throws).
+ * The comparator should not throw (the scheduling queue's comparators catch what the user's
+ * code throws): if it does, the element being moved stays where the sift had taken it, so
+ * every key still leads to its own element and nothing is lost, but the heap order around
+ * that element may be wrong until it is updated or removed.
  *
  * <p>Not thread-safe: the scheduling queue guards each heap with its own lock.
  *
@@ -41,7 +43,8 @@ final class KeyedHeap<K, T> {
   private static final int MIN_TABLE = 16;
   /**
    * Children per node: a 4-ary heap is half as deep as a binary one, so a pop moves half as many
-   * elements (each move also writes the key table), and a node's children share a cache line.
+   * elements (each move also writes the key table), and a node's children are usually in one
+   * cache line.
    */
   private static final int ARITY = 4;
 
@@ -95,8 +98,10 @@ final class KeyedHeap<K, T> {
     if (slot < 0) {
       if (size == elements.length) {
         int length = Math.max(16, size + (size >> 1));
-        elements = Arrays.copyOf(elements, length);
-        slotOf = Arrays.copyOf(slotOf, length);
+        Object[] es = Arrays.copyOf(elements, length); // both allocated before either is kept
+        int[] so = Arrays.copyOf(slotOf, length);
+        elements = es;
+        slotOf = so;
       }
       if (2 * (size + 1) > keys.length) {
         rehash(keys.length * 2);
@@ -217,7 +222,7 @@ final class KeyedHeap<K, T> {
     if (index != last) {
       fix(index, moved, movedSlot);
     }
-    if (keys.length > MIN_TABLE && 8 * size < keys.length) {
+    if (keys.length > MIN_TABLE && size < keys.length >>> 3) {
       rehash(keys.length / 2); // an eighth full: halve, to a quarter
     }
     return removed;
@@ -230,51 +235,62 @@ final class KeyedHeap<K, T> {
     }
   }
 
-  /** Moves {@code element}, which belongs at {@code index}, up: parents move into the hole. */
+  /**
+   * Moves {@code element}, which belongs at {@code index}, up: parents move into the hole. If
+   * the comparator throws, the element lands in the hole it had reached: every key still leads
+   * to its own element, though the order around that place may be wrong.
+   */
   @SuppressWarnings("unchecked")
   private void siftUp(int index, Object element, int slot) {
     Object[] es = elements;
-    while (index > 0) {
-      int parent = (index - 1) / ARITY;
-      Object p = es[parent];
-      if (comparator.compare((T) element, (T) p) >= 0) {
-        break;
+    try {
+      while (index > 0) {
+        int parent = (index - 1) / ARITY;
+        Object p = es[parent];
+        if (comparator.compare((T) element, (T) p) >= 0) {
+          break;
+        }
+        place(index, p, slotOf[parent]);
+        index = parent;
       }
-      place(index, p, slotOf[parent]);
-      index = parent;
+    } finally {
+      place(index, element, slot);
     }
-    place(index, element, slot);
   }
 
   /**
    * Moves {@code element}, which belongs at {@code index}, down: the least child moves into the
-   * hole while it is less. Returns where the element ends.
+   * hole while it is less. Returns where the element ends. A throwing comparator leaves it in
+   * the hole it had reached, as {@link #siftUp} does.
    */
   @SuppressWarnings("unchecked")
   private int siftDown(int index, Object element, int slot) {
     Object[] es = elements;
     int n = size;
-    while (true) {
-      int first = index * ARITY + 1;
-      if (first >= n) {
-        break;
-      }
-      int child = first;
-      Object c = es[first];
-      for (int k = first + 1, end = Math.min(first + ARITY, n); k < end; k++) {
-        Object x = es[k];
-        if (comparator.compare((T) x, (T) c) < 0) {
-          child = k;
-          c = x;
+    try {
+      while (true) {
+        int first = index * ARITY + 1;
+        if (first >= n) {
+          break;
         }
+        int child = first;
+        Object c = es[first];
+        for (int k = first + 1, end = Math.min(first + ARITY, n); k < end; k++) {
+          Object x = es[k];
+          if (comparator.compare((T) x, (T) c) < 0) {
+            child = k;
+            c = x;
+          }
+        }
+        if (comparator.compare((T) c, (T) element) >= 0) {
+          break;
+        }
+        place(index, c, slotOf[child]);
+        index = child;
       }
-      if (comparator.compare((T) c, (T) element) >= 0) {
-        break;
-      }
-      place(index, c, slotOf[child]);
-      index = child;
+    } finally {
+      place(index, element, slot);
     }
-    place(index, element, slot);
     return index;
   }
 
@@ -346,9 +362,12 @@ final class KeyedHeap<K, T> {
   private void rehash(int length) {
     Object[] oldKeys = keys;
     int[] oldHashes = hashes;
-    keys = new Object[length];
-    hashes = new int[length];
-    positionOf = new int[length];
+    Object[] k = new Object[length]; // all three allocated before any is kept
+    int[] h = new int[length];
+    int[] p = new int[length];
+    keys = k;
+    hashes = h;
+    positionOf = p;
     shift = 32 - Integer.numberOfTrailingZeros(length);
     for (int i = 0; i < size; i++) {
       int old = slotOf[i];
@@ -356,6 +375,44 @@ final class KeyedHeap<K, T> {
       positionOf[slot] = i;
       slotOf[i] = slot;
     }
+  }
+
+  /**
+   * For tests: the arrays agree with each other (every position's slot leads back to it, every
+   * key leads to an element with that key, nothing is held beyond {@code size}, the table is at
+   * most half full and every key is reachable from its home slot), and, with {@code order}, the
+   * heap order holds.
+   */
+  @SuppressWarnings("unchecked")
+  boolean checkInvariants(boolean order) {
+    int keysHeld = 0;
+    int mask = keys.length - 1;
+    for (int s = 0; s < keys.length; s++) {
+      if (keys[s] == null) {
+        continue;
+      }
+      keysHeld++;
+      int p = positionOf[s];
+      if (p < 0 || p >= size || slotOf[p] != s || hashes[s] != spread(keys[s].hashCode())
+          || !keys[s].equals(keyOf(element(p)))) {
+        return false;
+      }
+      for (int i = hashes[s] >>> shift; i != s; i = (i + 1) & mask) {
+        if (keys[i] == null) {
+          return false; // a probe for this key would stop before reaching it
+        }
+      }
+    }
+    for (int p = 0; p < elements.length; p++) {
+      if ((p < size) != (elements[p] != null)) {
+        return false;
+      }
+      if (order && p > 0 && p < size
+          && comparator.compare(element(p), element((p - 1) / ARITY)) < 0) {
+        return false;
+      }
+    }
+    return keysHeld == size && 2 * size <= keys.length;
   }
 
   @Override

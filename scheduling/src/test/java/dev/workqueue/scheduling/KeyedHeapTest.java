@@ -180,6 +180,7 @@ class KeyedHeapTest {
       }
       assertEquals(ref.size(), h.size());
       assertEquals(ref.containsKey(key), h.has(key));
+      assertTrue(h.checkInvariants(true), "invariants after operation " + op);
     }
     List<Integer> expected = new ArrayList<>();
     order.forEach(e -> expected.add(e.priority()));
@@ -220,6 +221,9 @@ class KeyedHeapTest {
           Integer old = ref.remove(id);
           assertEquals(old, removed == null ? null : removed[1]);
         }
+        if (op % 97 == 0) {
+          assertTrue(h.checkInvariants(true), "invariants after operation " + op);
+        }
         if (op % 997 == 0) {
           for (int k = 0; k < 5000; k++) {
             int[] got = h.get(new Collider(k, k % 7));
@@ -242,5 +246,70 @@ class KeyedHeapTest {
     assertEquals(sorted, popped);
     h.addOrUpdate(new int[] {1, 1});
     assertTrue(h.has(new Collider(1, 1)));
+  }
+
+  /**
+   * The comparator should not throw (the scheduling queue's catch what the user's code throws),
+   * but if it does, in the middle of any sift, no key may lose its element and no slot may be
+   * left empty: the element being moved stays where the sift had taken it.
+   */
+  @Test
+  void comparatorThatThrows_midSift_losesNoElement_andKeysStillLeadToTheirOwn() {
+    boolean[] broken = {false};
+    int[] comparisons = {0};
+    int[] throwAt = {0};
+    KeyedHeap<String, Entry> h = new KeyedHeap<>(Entry::key, (a, b) -> {
+      if (broken[0] && ++comparisons[0] >= throwAt[0]) {
+        throw new IllegalStateException("broken comparator");
+      }
+      return Integer.compare(a.priority(), b.priority());
+    });
+    Random r = new Random(3);
+    Map<String, Entry> ref = new HashMap<>();
+    for (int i = 0; i < 200; i++) {
+      Entry e = new Entry("k" + i, r.nextInt(1000));
+      h.addOrUpdate(e);
+      ref.put(e.key(), e);
+    }
+    for (int round = 0; round < 300; round++) {
+      broken[0] = true;
+      comparisons[0] = 0;
+      throwAt[0] = 1 + r.nextInt(6); // the first comparison, or a later one mid-sift
+      String key = "k" + r.nextInt(260);
+      Entry e = new Entry(key, r.nextInt(1000));
+      int op = r.nextInt(3);
+      try {
+        if (op == 0) {
+          h.addOrUpdate(e); // a new key or an update, up or down
+          ref.put(key, e);
+        } else if (op == 1) {
+          assertEquals(ref.remove(key), h.delete(key));
+        } else {
+          Entry popped = h.pop();
+          if (popped != null) {
+            ref.remove(popped.key());
+          }
+        }
+      } catch (IllegalStateException expected) {
+        // the change was made before the sift that threw: the element is in, or out
+        if (op == 0) {
+          ref.put(key, e);
+        } else if (op == 1) {
+          ref.remove(key);
+        }
+      }
+      broken[0] = false;
+      if (op == 2) { // a pop that threw removed its head all the same: resync from the heap
+        ref.keySet().removeIf(k -> !h.has(k));
+      }
+      assertTrue(h.checkInvariants(false), "arrays agree after round " + round);
+      assertEquals(ref.size(), h.size(), "round " + round);
+      for (Map.Entry<String, Entry> x : ref.entrySet()) {
+        assertEquals(x.getValue(), h.get(x.getKey()), "round " + round + ", key " + x.getKey());
+      }
+    }
+    List<Entry> all = h.list();
+    assertEquals(ref.size(), all.size());
+    assertTrue(all.stream().allMatch(x -> x != null && ref.get(x.key()) == x));
   }
 }

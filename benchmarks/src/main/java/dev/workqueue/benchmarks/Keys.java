@@ -24,4 +24,20 @@ final class Keys {
     }
     return keys;
   }
+
+  /**
+   * {@code size} distinct keys (a power of two) whose hashes are spread, distinct from every
+   * other ring's: {@link #ring}'s values times an odd constant (a bijection on {@code int}).
+   * Sequential {@code Integer}s hash to themselves, so a hash table that indexes by the low bits
+   * ({@code HashMap}, {@code ConcurrentHashMap}) puts consecutive keys in consecutive buckets,
+   * sixteen to a cache line: a locality that real keys (a Kubernetes object's
+   * "namespace/name") do not have, and that changes how often a line crosses between cores.
+   */
+  static Integer[] spreadRing(int size) {
+    Integer[] keys = ring(size);
+    for (int i = 0; i < size; i++) {
+      keys[i] = Integer.valueOf(keys[i] * 0x9E3779B9);
+    }
+    return keys;
+  }
 }

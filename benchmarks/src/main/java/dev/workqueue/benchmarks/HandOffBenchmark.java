@@ -45,7 +45,8 @@ import org.openjdk.jmh.infra.Control;
  * line's round trip between the two cores is about 70 ns in some episodes and about 400 ns in
  * others, each lasting from a second to tens of seconds ({@link CrossCoreProbe}). At 2P+2C the
  * toolkit's hand-off and the peer's ran at 40–50% of their near speed in the far episodes, the
- * naive queue and ArrayBlockingQueue as fast or faster; the untagged runs before showed the same
+ * naive queue and ArrayBlockingQueue (with sequential keys: see below) as fast or faster; the
+ * untagged runs before showed the same
  * figures as a "slow mode" that made the toolkit's forks look bimodal. Run with {@link
  * HostModeProfiler} ({@code benchmarks/run.sh} does) so that every iteration is tagged with its
  * mode and the report compares like with like, and see {@link HandOffByHostMode} for a check of

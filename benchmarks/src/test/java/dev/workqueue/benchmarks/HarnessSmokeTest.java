@@ -54,7 +54,9 @@ class HarnessSmokeTest {
   @Test
   void handOffGroup_withAQueueThatOnlyBlocks_endsItsIteration() throws RunnerException {
     // The peer's get() has no timeout: the iteration must still end.
-    RunResult r = runOne(tiny(HandOffBenchmark.class.getName() + ".p2c2", "peer"));
+    RunResult r = runOne(new OptionsBuilder()
+        .parent(tiny(HandOffBenchmark.class.getName() + ".p2c2", "peer"))
+        .param("keys", "spread").build());
     double consumed = r.getSecondaryResults().get("p2c2_consume").getScore();
     assertTrue(consumed > 0, "consumer rate " + consumed);
   }

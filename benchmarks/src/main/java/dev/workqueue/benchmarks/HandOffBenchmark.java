@@ -53,8 +53,8 @@ import org.openjdk.jmh.infra.Control;
  * those tags.
  *
  * <p><b>The keys' hashes.</b> Each producer adds keys from its own ring of distinct {@code
- * Integer}s. By default ({@code keys=spread}) their hashes are spread, as a Kubernetes object's
- * "namespace/name" key's are. With {@code keys=sequential} they are consecutive numbers, which
+ * Integer}s. With {@code keys=spread}, the variant the bars use, their hashes are spread, as a
+ * Kubernetes object's "namespace/name" key's are (JMH runs both variants unless told one). With {@code keys=sequential} they are consecutive numbers, which
  * hash to themselves: a queue built on {@code HashMap} or {@code ConcurrentHashMap} then keeps
  * consecutive keys in consecutive buckets, sixteen to a cache line, and a line crosses between
  * the cores once per sixteen items instead of once per item. In the far episodes above that

@@ -90,6 +90,10 @@ class Entry<T> {
    */
   final boolean tryMerge(int priority) {
     long s = (long) STAMP.getVolatile(this);
+    if (s == FRESH) { // another add is about to publish it: wait here, not under the lock
+      awaitPublished();
+      s = (long) STAMP.getVolatile(this);
+    }
     return s >= priority && STAMP.compareAndSet(this, s, s);
   }
 
@@ -129,10 +133,11 @@ class Entry<T> {
   }
 
   /**
-   * Under the lock: waits while the entry is {@link #FRESH}, which, seen by another thread, means
-   * a producer is between putting it in the map and publishing it without the lock (a few
-   * instructions; it needs no lock to finish). The volatile read that ends the wait makes the
-   * producer's writes visible.
+   * Waits while the entry is {@link #FRESH}, which, seen by another thread, means another add
+   * is between putting it in the map and publishing it, without the lock or under it (a few
+   * instructions that wait for nothing). The volatile read that ends the wait makes that add's
+   * writes visible. Called by a lock-free merge ({@link #tryMerge}), so that an add waits here
+   * rather than under the lock, and under the lock by the locked add path.
    */
   final void awaitPublished() {
     for (int spins = 0; (long) STAMP.getVolatile(this) == FRESH; spins++) {

@@ -4,6 +4,12 @@
 #
 #   benchmarks/run.sh quick [JMH args...]   1 fork  x 3 x 1 s, 1 x 1 s warm-up  (a few minutes)
 #   benchmarks/run.sh full  [JMH args...]   2 forks x 5 x 1 s, 3 x 1 s warm-up  (PERF.md's bar)
+#   benchmarks/run.sh interleaved ROUNDS QUEUES [JMH args...]
+#       one fork (3 x 1 s warm-up, 8 x 1 s) of each contender in QUEUES (comma-separated `queue`
+#       params) in turn, ROUNDS times, joined into benchmarks/results/jmh-interleaved.json
+#       (InterleavedForks) so that every contender samples the same stretch of the host's
+#       cross-core modes; writes no report (merge its rows into a profile's JSON to report them),
+#       e.g. `benchmarks/run.sh interleaved 5 toolkit,naive,lbq,peer HandOffBenchmark -p keys=spread`
 #
 # Extra arguments go to JMH after the profile's own, e.g. a benchmark regex
 # (`benchmarks/run.sh quick 'HandOff|OneThread'`) or `-p queue=toolkit,naive`.
@@ -16,7 +22,12 @@ profile="${1:-}"
 case "$profile" in
   quick) opts=(-f 1 -wi 1 -w 1s -i 3 -r 1s) ;;
   full)  opts=(-f 2 -wi 3 -w 1s -i 5 -r 1s) ;;
-  *) echo "usage: $0 quick|full [JMH args...]" >&2; exit 2 ;;
+  interleaved)
+    opts=(-f 1 -wi 3 -w 1s -i 8 -r 1s)
+    rounds="${2:?usage: $0 interleaved ROUNDS QUEUES [JMH args...]}"
+    queues="${3:?usage: $0 interleaved ROUNDS QUEUES [JMH args...]}"
+    shift 2 ;;
+  *) echo "usage: $0 quick|full [JMH args...] | interleaved ROUNDS QUEUES [JMH args...]" >&2; exit 2 ;;
 esac
 shift
 
@@ -37,8 +48,25 @@ jar="$tmp/benchmarks.jar"
 
 mkdir -p benchmarks/results
 json="benchmarks/results/jmh-$profile.json"
-echo "running JMH ($profile): java -jar $jar ${opts[*]} -prof gc -prof dev.workqueue.benchmarks.HostModeProfiler $*"
-java -jar "$jar" "${opts[@]}" -prof gc -prof dev.workqueue.benchmarks.HostModeProfiler -rf json -rff "$json" "$@"
+prof=(-prof gc -prof dev.workqueue.benchmarks.HostModeProfiler)
+
+if [[ "$profile" == interleaved ]]; then
+  parts=()
+  for ((round = 1; round <= rounds; round++)); do
+    for q in ${queues//,/ }; do
+      part="$tmp/round$round-$q.json"
+      echo "round $round of $rounds, queue=$q: java -jar $jar ${opts[*]} ${prof[*]} -p queue=$q $*"
+      java -jar "$jar" "${opts[@]}" "${prof[@]}" -p "queue=$q" -rf json -rff "$part" "$@"
+      parts+=("$part")
+    done
+  done
+  java -cp "$jar" dev.workqueue.benchmarks.report.InterleavedForks "$json" "${parts[@]}"
+  echo "wrote $json ($rounds forks per result)"
+  exit 0
+fi
+
+echo "running JMH ($profile): java -jar $jar ${opts[*]} ${prof[*]} $*"
+java -jar "$jar" "${opts[@]}" "${prof[@]}" -rf json -rff "$json" "$@"
 
 loadavg="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
 # Evidence for the report that the peer's delaying queue drops a burst of addAfters.

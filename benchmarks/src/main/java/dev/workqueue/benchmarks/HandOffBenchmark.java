@@ -36,8 +36,8 @@ import org.openjdk.jmh.infra.Control;
  * <p>A producer that finds the bound reached <em>sleeps</em> ({@value #FULL_SLEEP_NANOS} ns), it
  * does not spin. With four threads on two cores, a producer spinning on {@code Thread.yield()}
  * keeps a core busy and reads the consumers' counter lines millions of times a second, and the
- * faster a queue's add, the more often its producers reach the bound and spin: measured here,
- * a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s. A bound
+ * faster a queue's add, the more often its producers reach the bound and spin: measured here
+ * (session 10, with the sequential keys below), a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s. A bound
  * of 1,024 held the fastest contenders near 10 M/s (ArrayBlockingQueue's 2P+2C rose from 11.3
  * to 17.0 M/s at 8,192, and the naive queue's from 6.7 to 8.9).
  *

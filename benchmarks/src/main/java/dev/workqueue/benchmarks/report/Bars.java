@@ -174,7 +174,7 @@ final class Bars {
   }
 
   private static Bar handOff(String name, String bench) {
-    String ref = "HandOffBenchmark." + bench + ":" + bench + "_consume";
+    String ref = ResultsReport.handOff(bench);
     RatioBar overall = new RatioBar("work queue hand-off, " + name, "≥ 1.0× naive",
         "≥ 1.0× LBQ", queue("÷ naive", "naive", ref), queue("÷ LBQ", "lbq", ref), null);
     return new ModeBar(overall, ref);
@@ -187,15 +187,16 @@ final class Bars {
    * the same mode, and the worst mode with at least {@value #MIN_MODE_ITERATIONS} iterations of
    * each decides: a miss there is a miss, but a hold is "undecided" if the toolkit also ran that
    * many iterations in a mode its baseline hardly ran in. Without the tags, the plain bar.
+   * {@code ref} names the figure without its {@code queue} param; other params may follow the
+   * metric ("HandOffBenchmark.p1c1:p1c1_consume keys=spread").
    */
   record ModeBar(RatioBar overall, String ref) implements Bar {
     static final int MIN_MODE_ITERATIONS = 5;
 
     @Override
     public String judge(JmhResults r) {
-      String t = ref + "%s queue=toolkit";
-      if (r.fig(t.formatted(JmhResults.NEAR)).isEmpty()
-          && r.fig(t.formatted(JmhResults.FAR)).isEmpty()) {
+      if (r.fig(inMode(JmhResults.NEAR) + " queue=toolkit").isEmpty()
+          && r.fig(inMode(JmhResults.FAR) + " queue=toolkit").isEmpty()) {
         return overall.judge(r);
       }
       boolean up = overall.must().startsWith("≥");
@@ -229,13 +230,19 @@ final class Bars {
       }
     }
 
+    /** {@link #ref} with its metric (the first word) narrowed to one host mode's iterations. */
+    private String inMode(String mode) {
+      int end = (ref + " ").indexOf(' ');
+      return ref.substring(0, end) + mode + ref.substring(end);
+    }
+
     private Modes modes(JmhResults r, String baseline, boolean up) {
       List<String> parts = new ArrayList<>();
       List<String> notJudged = new ArrayList<>();
       Optional<Double> worst = Optional.empty();
       for (String[] mode : new String[][] {{"near", JmhResults.NEAR}, {"far", JmhResults.FAR}}) {
-        Optional<Figure> t = r.fig(ref + mode[1] + " queue=toolkit");
-        Optional<Figure> b = r.fig(ref + mode[1] + " queue=" + baseline);
+        Optional<Figure> t = r.fig(inMode(mode[1]) + " queue=toolkit");
+        Optional<Figure> b = r.fig(inMode(mode[1]) + " queue=" + baseline);
         boolean toolkitRanHere = t.isPresent() && t.get().iterations() >= MIN_MODE_ITERATIONS;
         if (t.isEmpty() || b.isEmpty()) {
           parts.add(mode[0] + ": " + (t.isEmpty() ? "no toolkit" : "no " + baseline)
@@ -306,8 +313,8 @@ final class Bars {
 
   /** Every toolkit figure with a peer figure beside it: label, figure ref, "up" if a rate. */
   private static final String[][] PEER = {
-      {"hand-off 1P+1C", "HandOffBenchmark.p1c1:p1c1_consume queue=%s", "up"},
-      {"hand-off 2P+2C", "HandOffBenchmark.p2c2:p2c2_consume queue=%s", "up"},
+      {"hand-off 1P+1C", ResultsReport.handOff("p1c1") + " queue=%s", "up"},
+      {"hand-off 2P+2C", ResultsReport.handOff("p2c2") + " queue=%s", "up"},
       {"one thread", "OneThreadBenchmark.addGetDone queue=%s", ""},
       {"dedup hit", "DedupHitBenchmark.addQueued queue=%s", ""},
       {"add storm", "AddStormBenchmark.storm:storm_consume queue=%s", "up"},

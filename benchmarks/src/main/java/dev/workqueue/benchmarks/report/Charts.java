@@ -41,7 +41,7 @@ final class Charts {
     for (String[] g : new String[][] {
         {"1 producer + 1 consumer", "p1c1"}, {"2 producers + 2 consumers", "p2c2"}}) {
       for (String[] q : ResultsReport.QUEUES) {
-        r.fig("HandOffBenchmark.%1$s:%1$s_consume queue=%2$s".formatted(g[1], q[0]))
+        r.fig(ResultsReport.handOff(g[1]) + " queue=" + q[0])
             .ifPresent(f -> rate.addValue(f.median() / 1e6, plain(q[1]), g[0]));
       }
     }

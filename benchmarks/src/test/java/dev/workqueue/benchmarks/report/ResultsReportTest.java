@@ -11,13 +11,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The report reads JMH's JSON shape and judges bars from same-run ratios. */
 class ResultsReportTest {
+  /**
+   * One JMH result. {@code queue} is the {@code queue} param's value, optionally followed by other
+   * params as {@code name=value} words ("toolkit keys=spread").
+   */
   private static String result(String bench, String queue, String unit, double median,
       String secondary) {
+    String[] words = queue.split(" ");
+    StringBuilder params = new StringBuilder("\"queue\":\"" + words[0] + "\"");
+    for (int i = 1; i < words.length; i++) {
+      String[] kv = words[i].split("=", 2);
+      params.append(",\"").append(kv[0]).append("\":\"").append(kv[1]).append("\"");
+    }
     return "{\"jmhVersion\":\"1.37\",\"benchmark\":\"dev.workqueue.benchmarks." + bench + "\","
         + "\"mode\":\"avgt\",\"threads\":1,\"forks\":2,\"jdkVersion\":\"17\","
         + "\"vmName\":\"VM\",\"vmVersion\":\"1\",\"warmupIterations\":3,"
         + "\"warmupTime\":\"1 s\",\"measurementIterations\":5,\"measurementTime\":\"1 s\","
-        + "\"params\":{\"queue\":\"" + queue + "\"},"
+        + "\"params\":{" + params + "},"
         + "\"primaryMetric\":{\"score\":" + median + ",\"scoreError\":\"NaN\","
         + "\"scorePercentiles\":{\"50.0\":" + median + "},\"scoreUnit\":\"" + unit + "\","
         + "\"rawData\":[[" + median + "]]},"
@@ -166,9 +176,9 @@ class ResultsReportTest {
     String consume = "HandOffBenchmark.p2c2:p2c2_consume";
     String b = "HandOffBenchmark.p2c2";
     String json = "[" + String.join(",",
-        tagged(b, "toolkit", "p2c2_consume", "nnnnnmfffff", 9, 9, 9, 9, 9, 50, 3, 3, 3, 3, 3),
-        tagged(b, "naive", "p2c2_consume", "nnnnnfffff", 8, 8, 8, 8, 8, 8, 8, 8, 8, 8),
-        tagged(b, "lbq", "p2c2_consume", "nnnfff", 4, 4, 4, 4, 4, 4)) + "]";
+        tagged(b, "toolkit keys=spread", "p2c2_consume", "nnnnnmfffff", 9, 9, 9, 9, 9, 50, 3, 3, 3, 3, 3),
+        tagged(b, "naive keys=spread", "p2c2_consume", "nnnnnfffff", 8, 8, 8, 8, 8, 8, 8, 8, 8, 8),
+        tagged(b, "lbq keys=spread", "p2c2_consume", "nnnfff", 4, 4, 4, 4, 4, 4)) + "]";
     JmhResults r = new JmhResults(json);
     assertTrue(r.fig(consume + "@near queue=toolkit").orElseThrow().iterations() == 5,
         "the mixed iteration is in neither mode");
@@ -182,17 +192,40 @@ class ResultsReportTest {
   }
 
   /**
+   * The hand-off's table, bars and peer row read the {@code keys=spread} figures, also where the
+   * JSON lists the {@code keys=sequential} ones first.
+   */
+  @Test
+  void handOffFigures_areTheSpreadKeysOnes_whicheverComesFirst() throws IOException {
+    String b = "HandOffBenchmark.p1c1";
+    String json = "[" + String.join(",",
+        result(b, "toolkit keys=sequential", "ops/s", 1, aux("p1c1_consume", 1e6)),
+        result(b, "naive keys=sequential", "ops/s", 1, aux("p1c1_consume", 4e6)),
+        result(b, "peer keys=sequential", "ops/s", 1, aux("p1c1_consume", 8e6)),
+        result(b, "toolkit keys=spread", "ops/s", 1, aux("p1c1_consume", 6e6)),
+        result(b, "naive keys=spread", "ops/s", 1, aux("p1c1_consume", 4e6)),
+        result(b, "peer keys=spread", "ops/s", 1, aux("p1c1_consume", 3e6))) + "]";
+    String md = new ResultsReport(new JmhResults(json), "full")
+        .markdown(FileTime.fromMillis(0), "x.png");
+    assertTrue(md.contains("| work queue hand-off, 1P+1C | ≥ 1.0× naive | ≥ 1.0× LBQ | "
+        + "1.50× ÷ naive | held |"), md);
+    assertTrue(md.contains("hand-off 1P+1C 2.00×"), md);
+    assertTrue(md.contains("| toolkit `WorkQueue` | 6.00"), md);
+    assertTrue(!md.contains("| toolkit `WorkQueue` | 1.00"), md);
+  }
+
+  /**
    * A mode the toolkit ran enough iterations in but its baseline did not leaves a hold undecided
    * and is named in the verdict; a mode the toolkit barely ran in does not.
    */
   @Test
   void handOffFigures_withAModeOnlyTheToolkitSaw_areUndecided() throws IOException {
     String json = "[" + String.join(",",
-        tagged("HandOffBenchmark.p1c1", "toolkit", "p1c1_consume", "nnnnnfffff",
+        tagged("HandOffBenchmark.p1c1", "toolkit keys=spread", "p1c1_consume", "nnnnnfffff",
             9, 9, 9, 9, 9, 3, 3, 3, 3, 3),
-        tagged("HandOffBenchmark.p1c1", "naive", "p1c1_consume", "nnnnn", 8, 8, 8, 8, 8),
-        tagged("HandOffBenchmark.p2c2", "toolkit", "p2c2_consume", "nnnnnf", 9, 9, 9, 9, 9, 3),
-        tagged("HandOffBenchmark.p2c2", "naive", "p2c2_consume", "nnnnn", 8, 8, 8, 8, 8)) + "]";
+        tagged("HandOffBenchmark.p1c1", "naive keys=spread", "p1c1_consume", "nnnnn", 8, 8, 8, 8, 8),
+        tagged("HandOffBenchmark.p2c2", "toolkit keys=spread", "p2c2_consume", "nnnnnf", 9, 9, 9, 9, 9, 3),
+        tagged("HandOffBenchmark.p2c2", "naive keys=spread", "p2c2_consume", "nnnnn", 8, 8, 8, 8, 8)) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
         .markdown(FileTime.fromMillis(0), "x.png");
     String row = " | ≥ 1.0× naive | ≥ 1.0× LBQ | all iterations 1.13× ÷ naive, near: 1.13× ÷ "

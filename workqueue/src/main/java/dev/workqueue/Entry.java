@@ -23,9 +23,11 @@ import java.lang.invoke.VarHandle;
  * READY or HELD and {@link #NOT_READY} otherwise. An add of an item whose stamp is at least the
  * add's priority changes nothing, so it takes no lock: it compare-and-sets the stamp to the
  * value it read. That write is what makes the producer's earlier actions visible to the worker:
- * every write of the stamp under the lock, and the {@code getAndSet} that hands the round out,
- * are atomic read-modify-writes that read the latest write, so each synchronizes with the
- * merged add before it. If the round was handed out between the producer's read and its
+ * every later write of the stamp, under the lock or not, and the {@code getAndSet} that hands
+ * the round out, are atomic read-modify-writes that read the latest write, so each
+ * synchronizes with the merged add before it. (The one plain store of a priority, a new
+ * entry's first publication under the lock, {@link #publishNewRound}, comes before any merge
+ * can succeed: a merge of a {@link #FRESH} entry waits for it.) If the round was handed out between the producer's read and its
  * compare-and-set, the stamp has changed, the CAS fails, and the add takes the lock instead.
  */
 class Entry<T> {
@@ -86,7 +88,8 @@ class Entry<T> {
 
   /**
    * The lock-free merge of an add at {@code priority}: true if the item is READY or HELD at that
-   * priority or higher, and the merge was published (see the class comment).
+   * priority or higher, and the merge was published (see the class comment). An entry another
+   * add is still publishing ({@link #FRESH}) is waited for here, without the queue's lock.
    */
   final boolean tryMerge(int priority) {
     long s = (long) STAMP.getVolatile(this);

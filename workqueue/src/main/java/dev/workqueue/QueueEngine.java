@@ -261,9 +261,7 @@ final class QueueEngine<T> {
     try {
       e = insert(item, fresh); // the item's equals may throw: nothing has changed then
     } catch (RuntimeException | Error t) {
-      // the map may have failed after taking the entry in (an OutOfMemoryError while it grows):
-      // an entry left unpublished would make every locked step on the item wait for it forever
-      dropUnoffered(item, fresh);
+      dropAfterFailedInsert(item, fresh, t);
       throw t;
     }
     if (e != null) {
@@ -295,12 +293,27 @@ final class QueueEngine<T> {
   }
 
   /**
-   * An entry that never reached the intake leaves the map, retired, so a locked step waiting
-   * for its publication goes on.
+   * An entry that never reached the intake (or, made under the lock, the order) leaves the map,
+   * retired, so an add waiting for its publication ({@link Entry#awaitPublished}) goes on.
    */
   private void dropUnoffered(T item, Entry<T> fresh) {
     fresh.retireUnoffered();
     entries.remove(item, fresh);
+  }
+
+  /**
+   * After the map threw while inserting {@code fresh}: the item's {@code equals} (nothing has
+   * changed then), or the map failing after it took the entry in (an {@code OutOfMemoryError}
+   * while it grows), where an entry left unpublished would make every later add of the item
+   * wait for it forever. So the entry is dropped as {@link #dropUnoffered} does; a second throw
+   * of the item's {@code equals} is added to {@code cause}.
+   */
+  private void dropAfterFailedInsert(T item, Entry<T> fresh, Throwable cause) {
+    try {
+      dropUnoffered(item, fresh);
+    } catch (RuntimeException | Error again) {
+      cause.addSuppressed(again);
+    }
   }
 
   /**
@@ -433,6 +446,7 @@ final class QueueEngine<T> {
         try {
           e = insert(item, fresh); // one map operation for a new item
         } catch (RuntimeException | Error t) {
+          dropAfterFailedInsert(item, fresh, t);
           order.released(fresh);
           throw t;
         }

@@ -8,9 +8,11 @@ import dev.workqueue.PriorityWorkQueue;
 import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.WorkQueue;
 import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
@@ -154,6 +156,46 @@ public final class FreshAddPublication {
         r.r1 = 1;
         r.r2 = data;
       }
+    }
+  }
+
+  /**
+   * Two threads add the same new item at once (FIFO, no lock), so one may find the other's entry
+   * in the map before it is published, wait for that without the lock, and merge its add into
+   * the round. The producer writes {@code data = 1} and adds {@code X}; the worker adds {@code X}
+   * itself, then polls (so it always gets {@code X}) and reads {@code data}. The arbiter calls
+   * {@code done(X)} and reads the size: 0 means the producer's add was covered by the round the
+   * worker took (an add after the take finds {@code X} processing, and {@code done} queues it
+   * again), so the worker must have seen {@code data = 1}. Results: r1 = 1 if the worker got
+   * {@code X}, r2 = the {@code data} it read, r3 = the size; {@code 1, 0, 0} is forbidden.
+   */
+  @JCStressTest
+  @Outcome(id = "1, 1, 0", expect = ACCEPTABLE, desc = "the producer's add covered by the take; its write seen")
+  @Outcome(id = {"1, 1, 1", "1, 0, 1"}, expect = ACCEPTABLE, desc = "the producer's add came after the take (X back at done)")
+  @Outcome(id = "1, 0, 0", expect = FORBIDDEN, desc = "the producer's add covered by the take, yet its write not seen")
+  @State
+  public static class TwoAdders {
+    final WorkQueue<String> queue = WorkQueue.create();
+    int data;
+
+    @Actor
+    public void producer() {
+      data = 1;
+      queue.add(X);
+    }
+
+    @Actor
+    public void worker(III_Result r) {
+      queue.add(X);
+      if (MergedAddPublication.pollNow(queue).isPresent()) {
+        r.r1 = 1;
+        r.r2 = data;
+      }
+    }
+
+    @Arbiter
+    public void settle(III_Result r) {
+      MergedAddPublication.settle(queue, r);
     }
   }
 }

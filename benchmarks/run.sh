@@ -8,7 +8,7 @@
 #       one fork (3 x 1 s warm-up, 8 x 1 s) of each contender in QUEUES (comma-separated `queue`
 #       params) in turn, ROUNDS times, joined into benchmarks/results/jmh-interleaved.json
 #       (InterleavedForks) so that every contender samples the same stretch of the host's
-#       cross-core modes; writes no report (merge its rows into a profile's JSON to report them),
+#       cross-core modes; writes no report (put its rows into jmh-full.json with ReplaceResults),
 #       e.g. `benchmarks/run.sh interleaved 5 toolkit,naive,lbq,peer HandOffBenchmark -p keys=spread`
 #
 # Extra arguments go to JMH after the profile's own, e.g. a benchmark regex
@@ -61,7 +61,9 @@ if [[ "$profile" == interleaved ]]; then
     done
   done
   java -cp "$jar" dev.workqueue.benchmarks.report.InterleavedForks "$json" "${parts[@]}"
-  echo "wrote $json ($rounds forks per result)"
+  echo "wrote $json ($rounds forks per result); to report its rows, put them into jmh-full.json:"
+  echo "  java -cp benchmarks/target/benchmarks.jar dev.workqueue.benchmarks.report.ReplaceResults benchmarks/results/jmh-full.json $json"
+  echo "  then run ResultsReport on it (see the end of this script)"
   exit 0
 fi
 

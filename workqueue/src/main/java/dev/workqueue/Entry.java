@@ -27,8 +27,9 @@ import java.lang.invoke.VarHandle;
  * the round out, are atomic read-modify-writes that read the latest write, so each
  * synchronizes with the merged add before it. (The one plain store of a priority, a new
  * entry's first publication under the lock, {@link #publishNewRound}, comes before any merge
- * can succeed: a merge of a {@link #FRESH} entry waits for it.) If the round was handed out between the producer's read and its
- * compare-and-set, the stamp has changed, the CAS fails, and the add takes the lock instead.
+ * can succeed: a merge of a {@link #FRESH} entry waits for it.) If the round was handed out
+ * between the producer's read and its compare-and-set, the stamp has changed, the CAS fails,
+ * and the add takes the lock instead.
  */
 class Entry<T> {
   static final byte NONE = 0;

@@ -55,7 +55,7 @@ public final class InterleavedForks {
     for (String file : files) {
       for (JsonElement e : gson.fromJson(file, JsonArray.class)) {
         JsonObject r = e.getAsJsonObject();
-        String key = r.get("benchmark").getAsString() + " " + r.get("params");
+        String key = ReplaceResults.key(r);
         JsonObject into = joined.get(key);
         if (into == null) {
           joined.put(key, r.deepCopy());

@@ -176,7 +176,8 @@ class ResultsReportTest {
     String consume = "HandOffBenchmark.p2c2:p2c2_consume";
     String b = "HandOffBenchmark.p2c2";
     String json = "[" + String.join(",",
-        tagged(b, "toolkit keys=spread", "p2c2_consume", "nnnnnmfffff", 9, 9, 9, 9, 9, 50, 3, 3, 3, 3, 3),
+        tagged(b, "toolkit keys=spread", "p2c2_consume", "nnnnnmfffff",
+            9, 9, 9, 9, 9, 50, 3, 3, 3, 3, 3),
         tagged(b, "naive keys=spread", "p2c2_consume", "nnnnnfffff", 8, 8, 8, 8, 8, 8, 8, 8, 8, 8),
         tagged(b, "lbq keys=spread", "p2c2_consume", "nnnfff", 4, 4, 4, 4, 4, 4)) + "]";
     JmhResults r = new JmhResults(json);
@@ -223,9 +224,12 @@ class ResultsReportTest {
     String json = "[" + String.join(",",
         tagged("HandOffBenchmark.p1c1", "toolkit keys=spread", "p1c1_consume", "nnnnnfffff",
             9, 9, 9, 9, 9, 3, 3, 3, 3, 3),
-        tagged("HandOffBenchmark.p1c1", "naive keys=spread", "p1c1_consume", "nnnnn", 8, 8, 8, 8, 8),
-        tagged("HandOffBenchmark.p2c2", "toolkit keys=spread", "p2c2_consume", "nnnnnf", 9, 9, 9, 9, 9, 3),
-        tagged("HandOffBenchmark.p2c2", "naive keys=spread", "p2c2_consume", "nnnnn", 8, 8, 8, 8, 8)) + "]";
+        tagged("HandOffBenchmark.p1c1", "naive keys=spread", "p1c1_consume", "nnnnn",
+            8, 8, 8, 8, 8),
+        tagged("HandOffBenchmark.p2c2", "toolkit keys=spread", "p2c2_consume", "nnnnnf",
+            9, 9, 9, 9, 9, 3),
+        tagged("HandOffBenchmark.p2c2", "naive keys=spread", "p2c2_consume", "nnnnn",
+            8, 8, 8, 8, 8)) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
         .markdown(FileTime.fromMillis(0), "x.png");
     String row = " | ≥ 1.0× naive | ≥ 1.0× LBQ | all iterations 1.13× ÷ naive, near: 1.13× ÷ "

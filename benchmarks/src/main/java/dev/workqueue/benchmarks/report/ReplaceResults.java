@@ -1,0 +1,73 @@
+package dev.workqueue.benchmarks.report;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Puts the results of newer JMH runs into a report's JSON: a result with the same benchmark and
+ * params as one already there replaces it (in its place), others are added at the end. This is
+ * how a re-run of some benchmarks, plain or {@code interleaved}, reaches {@code
+ * results/jmh-full.json}, from which {@code ResultsReport} then writes RESULTS.md (whose note row
+ * says which run each row comes from).
+ *
+ * <p>Usage: {@code ReplaceResults FULL.json NEW.json...} (FULL.json is rewritten).
+ */
+public final class ReplaceResults {
+  private ReplaceResults() {}
+
+  public static void main(String[] args) throws IOException {
+    if (args.length < 2) {
+      System.err.println("usage: ReplaceResults FULL.json NEW.json...");
+      System.exit(2);
+    }
+    String[] news = new String[args.length - 1];
+    for (int i = 1; i < args.length; i++) {
+      news[i - 1] = Files.readString(Path.of(args[i]), StandardCharsets.UTF_8);
+    }
+    Path full = Path.of(args[0]);
+    Files.writeString(full, replace(Files.readString(full, StandardCharsets.UTF_8), news),
+        StandardCharsets.UTF_8);
+  }
+
+  /** {@code full} with the results of {@code news} put in, later files winning. */
+  static String replace(String full, String... news) {
+    Gson gson = new Gson();
+    Map<String, JsonElement> results = new LinkedHashMap<>();
+    for (String file : concat(full, news)) {
+      for (JsonElement e : gson.fromJson(file, JsonArray.class)) {
+        JsonObject r = e.getAsJsonObject();
+        results.put(key(r), r);
+      }
+    }
+    JsonArray out = new JsonArray();
+    results.values().forEach(out::add);
+    return new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create()
+        .toJson(out);
+  }
+
+  /** What identifies a result: its benchmark and its params (in name order). */
+  static String key(JsonObject result) {
+    Map<String, String> params = new java.util.TreeMap<>();
+    JsonObject p = result.getAsJsonObject("params");
+    if (p != null) {
+      p.entrySet().forEach(e -> params.put(e.getKey(), e.getValue().getAsString()));
+    }
+    return result.get("benchmark").getAsString() + " " + params;
+  }
+
+  private static String[] concat(String first, String[] rest) {
+    String[] all = new String[rest.length + 1];
+    all[0] = first;
+    System.arraycopy(rest, 0, all, 1, rest.length);
+    return all;
+  }
+}

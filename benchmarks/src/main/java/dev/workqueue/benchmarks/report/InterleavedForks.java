@@ -1,7 +1,6 @@
 package dev.workqueue.benchmarks.report;
 
 import com.google.gson.Gson;
-import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -37,14 +36,7 @@ public final class InterleavedForks {
   private InterleavedForks() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length < 2) {
-      System.err.println("usage: InterleavedForks OUT.json IN.json...");
-      System.exit(2);
-    }
-    String[] in = new String[args.length - 1];
-    for (int i = 1; i < args.length; i++) {
-      in[i - 1] = Files.readString(Path.of(args[i]), StandardCharsets.UTF_8);
-    }
+    String[] in = JmhFiles.inputs(args, "InterleavedForks OUT.json IN.json...");
     Files.writeString(Path.of(args[0]), join(in), StandardCharsets.UTF_8);
   }
 
@@ -55,7 +47,7 @@ public final class InterleavedForks {
     for (String file : files) {
       for (JsonElement e : gson.fromJson(file, JsonArray.class)) {
         JsonObject r = e.getAsJsonObject();
-        String key = ReplaceResults.key(r);
+        String key = JmhFiles.key(r);
         JsonObject into = joined.get(key);
         if (into == null) {
           joined.put(key, r.deepCopy());
@@ -84,8 +76,7 @@ public final class InterleavedForks {
       }
       out.add(r);
     }
-    return new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create()
-        .toJson(out);
+    return JmhFiles.json(out);
   }
 
   private static void append(JsonObject into, JsonObject from) {

@@ -1,7 +1,6 @@
 package dev.workqueue.benchmarks.report;
 
 import com.google.gson.Gson;
-import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -25,14 +24,7 @@ public final class ReplaceResults {
   private ReplaceResults() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length < 2) {
-      System.err.println("usage: ReplaceResults FULL.json NEW.json...");
-      System.exit(2);
-    }
-    String[] news = new String[args.length - 1];
-    for (int i = 1; i < args.length; i++) {
-      news[i - 1] = Files.readString(Path.of(args[i]), StandardCharsets.UTF_8);
-    }
+    String[] news = JmhFiles.inputs(args, "ReplaceResults FULL.json NEW.json...");
     Path full = Path.of(args[0]);
     Files.writeString(full, replace(Files.readString(full, StandardCharsets.UTF_8), news),
         StandardCharsets.UTF_8);
@@ -45,23 +37,12 @@ public final class ReplaceResults {
     for (String file : concat(full, news)) {
       for (JsonElement e : gson.fromJson(file, JsonArray.class)) {
         JsonObject r = e.getAsJsonObject();
-        results.put(key(r), r);
+        results.put(JmhFiles.key(r), r);
       }
     }
     JsonArray out = new JsonArray();
     results.values().forEach(out::add);
-    return new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create()
-        .toJson(out);
-  }
-
-  /** What identifies a result: its benchmark and its params (in name order). */
-  static String key(JsonObject result) {
-    Map<String, String> params = new java.util.TreeMap<>();
-    JsonObject p = result.getAsJsonObject("params");
-    if (p != null) {
-      p.entrySet().forEach(e -> params.put(e.getKey(), e.getValue().getAsString()));
-    }
-    return result.get("benchmark").getAsString() + " " + params;
+    return JmhFiles.json(out);
   }
 
   private static String[] concat(String first, String[] rest) {

@@ -21,8 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  * (JMH gives each its own fork), which costs the toolkit more than the naive queue.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar
- * dev.workqueue.benchmarks.HandOffByHostMode toolkit,naive 40 2} (contenders, rounds, producers
- * and consumers each).
+ * dev.workqueue.benchmarks.HandOffByHostMode toolkit,naive 40 2 spread} (contenders, rounds,
+ * producers and consumers each, and the keys as {@link HandOffBenchmark}'s {@code keys} param:
+ * {@code spread}, the default, or {@code sequential}).
  */
 public final class HandOffByHostMode {
   private static final long WARM_UP_MILLIS = 300;
@@ -36,11 +37,12 @@ public final class HandOffByHostMode {
     String[] contenders = args.length > 0 ? args[0].split(",") : new String[] {"toolkit", "naive"};
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     int each = args.length > 2 ? Integer.parseInt(args[2]) : 2;
+    boolean spread = args.length <= 3 || !args[3].equals("sequential");
     Map<String, Map<String, List<Double>>> rates = new LinkedHashMap<>();
     for (int r = 0; r < rounds; r++) {
       for (String c : contenders) {
         String before = quietMode();
-        double rate = window(c, each) / 1e6;
+        double rate = window(c, each, spread) / 1e6;
         String after = quietMode();
         String mode = before.equals(after) ? before : "mixed";
         rates.computeIfAbsent(c, k -> new LinkedHashMap<>())
@@ -63,7 +65,8 @@ public final class HandOffByHostMode {
   }
 
   /** The consumers' rate over one window, in items/s, with {@code n} producers and consumers. */
-  private static double window(String contender, int n) throws InterruptedException {
+  private static double window(String contender, int n, boolean spread)
+      throws InterruptedException {
     QueueUnderTest<Integer> q = Contender.create(contender);
     LongAdder added = new LongAdder();
     LongAdder done = new LongAdder();
@@ -71,7 +74,7 @@ public final class HandOffByHostMode {
     List<Thread> producers = new ArrayList<>();
     List<Thread> consumers = new ArrayList<>();
     for (int p = 0; p < n; p++) {
-      Integer[] ring = Keys.ring(1 << 16);
+      Integer[] ring = spread ? Keys.spreadRing(1 << 16) : Keys.ring(1 << 16);
       producers.add(new Thread(() -> {
         int next = 0;
         try {
@@ -95,8 +98,8 @@ public final class HandOffByHostMode {
           while (true) {
             Integer item = q.take();
             q.done(item);
-            if (item < 0) {
-              return; // the end of the window (below)
+            if (item < 0 && item >= -n && stop.get()) {
+              return; // the end of the window (below); spread keys may be negative too
             }
             done.increment();
           }

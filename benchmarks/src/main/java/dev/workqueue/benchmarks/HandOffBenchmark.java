@@ -37,9 +37,10 @@ import org.openjdk.jmh.infra.Control;
  * does not spin. With four threads on two cores, a producer spinning on {@code Thread.yield()}
  * keeps a core busy and reads the consumers' counter lines millions of times a second, and the
  * faster a queue's add, the more often its producers reach the bound and spin: measured here
- * (session 10, with the sequential keys below), a bound of 64 instead of 1,024 cut the naive queue's 2P+2C rate from 6.0 to 3.1 M/s. A bound
- * of 1,024 held the fastest contenders near 10 M/s (ArrayBlockingQueue's 2P+2C rose from 11.3
- * to 17.0 M/s at 8,192, and the naive queue's from 6.7 to 8.9).
+ * (session 10, with the sequential keys below), a bound of 64 instead of 1,024 cut the naive
+ * queue's 2P+2C rate from 6.0 to 3.1 M/s. A bound of 1,024 held the fastest contenders near
+ * 10 M/s (ArrayBlockingQueue's 2P+2C rose from 11.3 to 17.0 M/s at 8,192, and the naive
+ * queue's from 6.7 to 8.9).
  *
  * <p><b>The host's cross-core latency.</b> On the 2-vCPU virtual machine these run on, a cache
  * line's round trip between the two cores is about 70 ns in some episodes and about 400 ns in
@@ -54,8 +55,8 @@ import org.openjdk.jmh.infra.Control;
  *
  * <p><b>The keys' hashes.</b> Each producer adds keys from its own ring of distinct {@code
  * Integer}s. With {@code keys=spread}, the variant the bars use, their hashes are spread, as a
- * Kubernetes object's "namespace/name" key's are (JMH runs both variants unless told one). With {@code keys=sequential} they are consecutive numbers, which
- * hash to themselves: a queue built on {@code HashMap} or {@code ConcurrentHashMap} then keeps
+ * Kubernetes object's "namespace/name" key's are (JMH runs both variants unless told one).
+ * With {@code keys=sequential} they are consecutive numbers, which hash to themselves: a queue built on {@code HashMap} or {@code ConcurrentHashMap} then keeps
  * consecutive keys in consecutive buckets, sixteen to a cache line, and a line crosses between
  * the cores once per sixteen items instead of once per item. In the far episodes above that
  * locality is worth a factor of about three to the naive queue (measured on 2026-11-24: 9.3

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Puts the results of newer JMH runs into a report's JSON: a result with the same benchmark and
@@ -34,7 +35,7 @@ public final class ReplaceResults {
   static String replace(String full, String... news) {
     Gson gson = new Gson();
     Map<String, JsonElement> results = new LinkedHashMap<>();
-    for (String file : concat(full, news)) {
+    for (String file : Stream.concat(Stream.of(full), Stream.of(news)).toList()) {
       for (JsonElement e : gson.fromJson(file, JsonArray.class)) {
         JsonObject r = e.getAsJsonObject();
         results.put(JmhFiles.key(r), r);
@@ -43,12 +44,5 @@ public final class ReplaceResults {
     JsonArray out = new JsonArray();
     results.values().forEach(out::add);
     return JmhFiles.json(out);
-  }
-
-  private static String[] concat(String first, String[] rest) {
-    String[] all = new String[rest.length + 1];
-    all[0] = first;
-    System.arraycopy(rest, 0, all, 1, rest.length);
-    return all;
   }
 }

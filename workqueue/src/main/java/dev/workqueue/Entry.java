@@ -48,10 +48,13 @@ class Entry<T> {
   static final long FRESH = Long.MIN_VALUE + 2;
 
   private static final VarHandle STAMP;
+  private static final VarHandle NO_DELAYED_ADD;
 
   static {
     try {
       STAMP = MethodHandles.lookup().findVarHandle(Entry.class, "stamp", long.class);
+      NO_DELAYED_ADD =
+          MethodHandles.lookup().findVarHandle(Entry.class, "noDelayedAdd", boolean.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -74,6 +77,15 @@ class Entry<T> {
   long readySince;
   /** The next entry in a FIFO line (the FIFO and fair orders link through it). */
   Entry<T> behind;
+  /**
+   * True while no delayed add of the item can be waiting, so that its {@code done} need not
+   * look at the waiting room: set on an entry that a take made from the waiting room (which
+   * holds one add per item, and that one was taken), cleared for good, under the lock, by a
+   * delayed add of the item while the entry lives ({@link #noteDelayedAdd}). Read without the
+   * lock by {@code done} ({@link #mayHaveDelayedAdd}).
+   */
+  @SuppressWarnings("unused") // through NO_DELAYED_ADD
+  private boolean noDelayedAdd;
 
   @SuppressWarnings("unused") // through STAMP
   private volatile long stamp = FRESH;
@@ -99,6 +111,43 @@ class Entry<T> {
       s = (long) STAMP.getVolatile(this);
     }
     return s >= priority && STAMP.compareAndSet(this, s, s);
+  }
+
+  /**
+   * Under the lock, on an entry made from the waiting room's add of the item, before it is in
+   * the map: no delayed add of the item waits (the waiting room held one, and it was taken).
+   */
+  final void noteMadeFromWaitingRoom() {
+    NO_DELAYED_ADD.set(this, true); // published with the entry, through the map and the lock
+  }
+
+  /**
+   * Under the lock, before a delayed add of the item goes into the waiting room: its {@code
+   * done} must look there. A volatile write: a {@code done} that reads the flag still set
+   * ({@link #mayHaveDelayedAdd}) comes before this add in the order of the two, so it may end
+   * the round as though this add came after it (the add only waits, and when due makes a new
+   * round then).
+   */
+  final void noteDelayedAdd() {
+    if ((boolean) NO_DELAYED_ADD.get(this)) {
+      NO_DELAYED_ADD.setVolatile(this, false);
+    }
+  }
+
+  /** Without the lock, by {@code done}: whether a delayed add of the item may wait. */
+  final boolean mayHaveDelayedAdd() {
+    return !(boolean) NO_DELAYED_ADD.getVolatile(this);
+  }
+
+  /**
+   * Under the lock, for a {@link #FRESH} entry made from the waiting room and handed out in the
+   * same hold of the lock, without joining the order: it goes from fresh to processing in one
+   * release store. No merge can have been published into it (a merge waits while the entry is
+   * fresh, then finds it processing and takes the lock) and only the lock holder writes a fresh
+   * stamp made under the lock, so there is nothing to read.
+   */
+  final void handOutFresh() {
+    STAMP.setRelease(this, NOT_READY);
   }
 
   /** Under the lock: makes the stamp agree with {@link #ready} and {@link #priority}. */

@@ -383,6 +383,12 @@ final class QueueEngine<T> {
       }
       return;
     }
+    if (lockFreeDone) { // the item's equals may throw here: nothing has changed yet
+      Entry<T> live = seen != null ? seen : entries.get(item);
+      if (live != null) {
+        live.noteDelayedAdd(); // its done must look at the waiting room
+      }
+    }
     long readyAt = TimeMath.deadline(now, delayNanos);
     if (!anyWaiting) {
       anyWaiting = true;
@@ -432,8 +438,9 @@ final class QueueEngine<T> {
    * The core of every add without delay, a due item's included: {@code item}'s live entry
    * {@code e} (or null if it has none) merges the add if dirty, and holds a new round until
    * done if processing; an item without a live entry gets {@code fresh} (made here if null),
-   * READY since {@code readySince} and, with {@code append}, in the ready order. Returns the
-   * fresh entry if one was made ready, else null. The item's {@code equals} may throw from the
+   * READY since {@code readySince} and, with {@code append}, in the ready order and published;
+   * without it, still {@link Entry#FRESH}, for the caller to hand out at once ({@link
+   * Entry#handOutFresh}). Returns the fresh entry if one was made ready, else null. The item's {@code equals} may throw from the
    * map: then nothing has changed.
    */
   private Entry<T> newRoundLocked(T item, int priority, Entry<T> e, Entry<T> fresh,
@@ -455,10 +462,11 @@ final class QueueEngine<T> {
           fresh.ready = Entry.READY;
           if (append) {
             order.append(fresh, readySince);
+            fresh.publishNewRound();
           } else {
-            fresh.readySince = readySince; // joins and leaves the order in one step
+            fresh.readySince = readySince; // joins and leaves the order in one step: the take
+                                           // that asked for it hands it out (handOutFresh)
           }
-          fresh.publishNewRound();
           countAddedLocked(fresh);
           return fresh;
         }
@@ -616,8 +624,10 @@ final class QueueEngine<T> {
       }
       long readyAt = waiting.headReadyAt();
       T item = waiting.poll();
+      Entry<T> fresh = fifo.newEntry(item, 0);
+      fresh.noteMadeFromWaitingRoom(); // the waiting room held one add of the item: this one
       try {
-        Entry<T> e = newRoundLocked(item, 0, null, null, readyAt, false);
+        Entry<T> e = newRoundLocked(item, 0, null, fresh, readyAt, false);
         if (e != null) {
           return e; // else merged into a pending round, or held until done
         }
@@ -722,7 +732,7 @@ final class QueueEngine<T> {
           if (!fromWaiting) {
             mergeDueAddLocked(e.item, now);
           }
-          takeLocked(e, now);
+          takeLocked(e, now, fromWaiting);
           return e;
         }
         if (shuttingDown) {
@@ -792,12 +802,19 @@ final class QueueEngine<T> {
     }
   }
 
-  /** Hands {@code e}, just polled from the order, out: it is processing now. */
-  private void takeLocked(Entry<T> e, long now) {
+  /**
+   * Hands {@code e} out, just polled from the order or, if {@code fresh}, just made from the
+   * waiting room (still {@link Entry#FRESH}): it is processing now.
+   */
+  private void takeLocked(Entry<T> e, long now, boolean fresh) {
     e.ready = Entry.NONE;
     e.processing = true;
     e.takenPriority = e.priority;
-    e.publish(); // reads the stamp's last write: every merged add of this round happens-before
+    if (fresh) {
+      e.handOutFresh(); // no add can have merged into it
+    } else {
+      e.publish(); // reads the stamp's last write: every merged add of this round happens-before
+    }
     if (backstop) {
       dirty--;
       if (!waiting.isEmpty()) {
@@ -855,10 +872,20 @@ final class QueueEngine<T> {
     }
   }
 
+  /**
+   * Ends the item's round. Without the lock when nothing it would report needs the lock ({@link
+   * #lockFreeDone}) and no delayed add of the item can wait: nothing waits at all, or the entry
+   * was made from the waiting room's add of the item and no delayed add of it came since
+   * ({@link Entry#mayHaveDelayedAdd}). Such a {@code done} takes effect where it read that: a
+   * delayed add of the item that lands before its compare-and-set only waits (a delay of 0 or
+   * less adds at once, under the lock, and makes the compare-and-set fail).
+   */
   void done(T item) {
-    if (lockFreeDone && !anyWaiting) {
+    if (lockFreeDone) {
+      boolean nothingWaits = !anyWaiting;
       Entry<T> e = entries.get(item);
-      if (e != null && e.tryRetire()) { // processing and not added since: it leaves
+      if (e != null && (nothingWaits || !e.mayHaveDelayedAdd())
+          && e.tryRetire()) { // processing and not added since: it leaves
         entries.remove(item, e);
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
           shutdown.lockAndSignalIfDrained();

@@ -897,6 +897,28 @@ class QueueContractTest {
     assertEquals(List.of(A), drainNow(q));
   }
 
+  /**
+   * The same, for an item handed out straight from the waiting room (whose {@code done} may
+   * skip looking there while no delayed add of the item came since): a delayed add made while
+   * it is processing, due by its {@code done}, queues it at that {@code done}, behind an item
+   * added after the delayed add fell due.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void itemTakenFromTheWaitingRoom_reAddedWithDelay_isQueuedAtDone(QueueKind kind)
+      throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    DelayingQueue<String> q = delaying(kind);
+    q.addAfter(A, ofMillis(1));
+    clock.stepMillis(1);
+    String a = take(q); // made ready from the waiting room as it is handed out
+    q.addAfter(A, ofMillis(1)); // due at 2 ms, while A is processing
+    clock.stepMillis(5);
+    q.add(C); // at 6 ms
+    q.done(a); // A's due add queues it now, behind C
+    assertEquals(List.of(C, A), drainNow(q));
+  }
+
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void blockedGet_takesADelayedItemWhenItsDelayEnds(QueueKind kind) throws Exception {

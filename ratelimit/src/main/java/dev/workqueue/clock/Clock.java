@@ -59,7 +59,9 @@ public interface Clock {
   /**
    * The real clock. Wake-ups run on one shared, bounded pool of daemon threads named
    * {@code workqueue-timer-N} that exits when nothing is scheduled, so an idle component owns
-   * no thread.
+   * no thread. An {@link #awaitUntil} with 2 µs or less to go spins, with the lock released,
+   * instead of parking: a timed park oversleeps by the kernel's timer slack (about 50 µs on
+   * Linux). A signal sent during such a spin does not end it early.
    *
    * @return the shared system clock, the same instance on every call
    */

@@ -32,6 +32,13 @@ final class SystemClock implements Clock {
     return System.nanoTime();
   }
 
+  /**
+   * A wait this short spins instead of parking ({@link #spinUntil}): a timed park oversleeps by
+   * the kernel's timer slack (about 50 µs on Linux), and its park and wake-up cost the processor
+   * more than a spin this long.
+   */
+  static final long SPIN_NANOS = 2_000;
+
   @Override
   public long awaitUntil(Lock lock, Condition condition, long deadlineNanos)
       throws InterruptedException {
@@ -39,7 +46,35 @@ final class SystemClock implements Clock {
     if (remaining <= 0) {
       return remaining;
     }
+    if (remaining <= SPIN_NANOS) {
+      return spinUntil(lock, deadlineNanos);
+    }
     return condition.awaitNanos(remaining);
+  }
+
+  /**
+   * Waits at most {@link #SPIN_NANOS} by spinning, with {@code lock} released as a condition
+   * wait would release it. It is not on the condition meanwhile, so a signal sent then goes to
+   * another waiter or none: the caller finds what it was about when it looks again, at most
+   * {@link #SPIN_NANOS} later, as after a spurious return.
+   */
+  static long spinUntil(Lock lock, long deadlineNanos) throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException(); // as a condition wait begins, with the lock still held
+    }
+    lock.unlock();
+    try {
+      long remaining;
+      while ((remaining = deadlineNanos - System.nanoTime()) > 0) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException(); // with the lock held again, as a condition wait
+        }
+        Thread.onSpinWait();
+      }
+      return remaining;
+    } finally {
+      lock.lock();
+    }
   }
 
   @Override

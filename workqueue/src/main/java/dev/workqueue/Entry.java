@@ -25,9 +25,11 @@ import java.lang.invoke.VarHandle;
  * value it read. That write is what makes the producer's earlier actions visible to the worker:
  * every later write of the stamp, under the lock or not, and the {@code getAndSet} that hands
  * the round out, are atomic read-modify-writes that read the latest write, so each
- * synchronizes with the merged add before it. (The one plain store of a priority, a new
- * entry's first publication under the lock, {@link #publishNewRound}, comes before any merge
- * can succeed: a merge of a {@link #FRESH} entry waits for it.) If the round was handed out
+ * synchronizes with the merged add before it. (The two plain stores, both of a {@link #FRESH}
+ * entry under the lock, come before any merge can succeed, as a merge of a fresh entry waits
+ * for its first write: a new entry's first publication, {@link #publishNewRound}, and the
+ * hand-out of an entry made from the waiting room, {@link #handOutFresh}, after which no merge
+ * succeeds at all until a locked add holds a new round.) If the round was handed out
  * between the producer's read and its compare-and-set, the stamp has changed, the CAS fails,
  * and the add takes the lock instead.
  */

@@ -40,9 +40,11 @@ import org.slf4j.LoggerFactory;
  *       an item and leaves others in line wakes the next (as {@code LinkedBlockingQueue}), so
  *       no wake-up is lost. Shutdown closes the intake under the lock, so no such add lands
  *       after it;
- *   <li>on a queue without metrics or fair order while nothing waits, the {@code done} that ends
- *       a round ({@link Entry#tryRetire}), which excludes an add that would hold a new round on
- *       the same entry ({@link Entry#tryHold}).
+ *   <li>on a queue without metrics or fair order, while no delayed add of the item can wait
+ *       (nothing waits, or the item was handed out from the waiting room and no delayed add of
+ *       it came since: {@link Entry#mayHaveDelayedAdd}), the {@code done} that ends a round
+ *       ({@link Entry#tryRetire}), which excludes an add that would hold a new round on the same
+ *       entry ({@link Entry#tryHold}).
  * </ul>
  *
  * <h2>Merge rules</h2>
@@ -154,7 +156,9 @@ final class QueueEngine<T> {
   /**
    * True whenever {@link #waiting} holds an item: set under the lock before an item goes in,
    * cleared under the lock when it is seen empty. A {@code done} that reads false may skip the
-   * lock, as no delayed add of its item can be due (client-go queues such an item at done).
+   * lock, as no delayed add of its item can be due (client-go queues such an item at done); one
+   * that reads true may still skip it if its entry says no delayed add of the item came since
+   * the take ({@link Entry#mayHaveDelayedAdd}).
    */
   private volatile boolean anyWaiting;
 
@@ -438,10 +442,10 @@ final class QueueEngine<T> {
    * The core of every add without delay, a due item's included: {@code item}'s live entry
    * {@code e} (or null if it has none) merges the add if dirty, and holds a new round until
    * done if processing; an item without a live entry gets {@code fresh} (made here if null),
-   * READY since {@code readySince} and, with {@code append}, in the ready order and published;
-   * without it, still {@link Entry#FRESH}, for the caller to hand out at once ({@link
-   * Entry#handOutFresh}). Returns the fresh entry if one was made ready, else null. The item's {@code equals} may throw from the
-   * map: then nothing has changed.
+   * READY since {@code readySince} and, with {@code append}, in the ready order, published and
+   * counted; without it, still {@link Entry#FRESH} and not counted, for the caller to hand out
+   * at once ({@link #takeLocked}). Returns the fresh entry if one was made ready, else null.
+   * The item's {@code equals} may throw from the map: then nothing has changed.
    */
   private Entry<T> newRoundLocked(T item, int priority, Entry<T> e, Entry<T> fresh,
       long readySince, boolean append) {
@@ -460,14 +464,13 @@ final class QueueEngine<T> {
         if (e == null) {
           fresh.priority = priority;
           fresh.ready = Entry.READY;
-          if (append) {
-            order.append(fresh, readySince);
-            fresh.publishNewRound();
-          } else {
-            fresh.readySince = readySince; // joins and leaves the order in one step: the take
-                                           // that asked for it hands it out (handOutFresh)
+          if (!append) {
+            fresh.readySince = readySince; // joins and leaves the order in one step
+            return fresh; // the take that asked for it publishes and counts it (takeLocked)
           }
-          countAddedLocked(fresh);
+          order.append(fresh, readySince);
+          fresh.publishNewRound();
+          countAddedLocked(fresh); // user code: after the entry is published
           return fresh;
         }
       }
@@ -812,6 +815,7 @@ final class QueueEngine<T> {
     e.takenPriority = e.priority;
     if (fresh) {
       e.handOutFresh(); // no add can have merged into it
+      countAddedLocked(e); // its add, reported once it is published, before its take
     } else {
       e.publish(); // reads the stamp's last write: every merged add of this round happens-before
     }
@@ -876,9 +880,12 @@ final class QueueEngine<T> {
    * Ends the item's round. Without the lock when nothing it would report needs the lock ({@link
    * #lockFreeDone}) and no delayed add of the item can wait: nothing waits at all, or the entry
    * was made from the waiting room's add of the item and no delayed add of it came since
-   * ({@link Entry#mayHaveDelayedAdd}). Such a {@code done} takes effect where it read that: a
-   * delayed add of the item that lands before its compare-and-set only waits (a delay of 0 or
-   * less adds at once, under the lock, and makes the compare-and-set fail).
+   * ({@link Entry#mayHaveDelayedAdd}). Such a {@code done} takes effect where it read that. A
+   * delayed add of the item that lands before its compare-and-set either only waits, as it
+   * would after this {@code done}, or is added at once (a delay of 0 or less) or promoted (it
+   * fell due, and a take, a count or an operation on the item moved it), which holds a new
+   * round on the entry ({@link Entry#tryHold}) and so makes the compare-and-set fail: the
+   * {@code done} then takes the lock.
    */
   void done(T item) {
     if (lockFreeDone) {

@@ -8,12 +8,20 @@ import static dev.workqueue.metrics.MetricsProvider.UNFINISHED_WORK;
 import static dev.workqueue.metrics.MetricsProvider.WORK_DURATION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.QueueThreads.Running;
 import dev.workqueue.clock.FakeClock;
+import dev.workqueue.metrics.Counter;
+import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class WorkQueueMetricsTest {
@@ -141,5 +149,44 @@ class WorkQueueMetricsTest {
     q.done("a");
     assertEquals(0.0, metrics.value("d", DEPTH));
     assertEquals(1, metrics.observations("d", WORK_DURATION).size());
+  }
+
+  /**
+   * A hook that throws a {@link VirtualMachineError} is rethrown (the JVM may be broken), but
+   * only after the state change it reports is complete: here the adds counter of an item handed
+   * out straight from the waiting room. Were it called while that item's entry was still
+   * unpublished, the entry would stay so, and every later add of the item would wait for it
+   * for ever.
+   */
+  @Test
+  void addsHookThrowingAVirtualMachineError_leavesNoEntryThatLaterAddsWaitFor() throws Exception {
+    boolean[] armed = {false};
+    MetricsProvider failing = new MetricsProvider() {
+      @Override
+      public Counter newAddsMetric(String name) {
+        return () -> {
+          if (armed[0]) {
+            armed[0] = false;
+            throw new StackOverflowError("test: adds hook");
+          }
+        };
+      }
+    };
+    DelayingQueue<String> q = WorkQueue.<String>builder().name("vme").metricsProvider(failing)
+        .clock(clock).buildDelaying();
+    try (QueueThreads threads = new QueueThreads()) {
+      // a consumer waits first, so it leads for "a" and hands it out from the waiting room
+      // (no metrics wake-up is armed while a consumer waits)
+      Running<Optional<String>> got = threads.parked("getter", q::get);
+      armed[0] = true;
+      q.addAfter("a", Duration.ofMillis(1));
+      QueueThreads.awaitParked(got.thread());
+      clock.stepMillis(1);
+      ExecutionException failed =
+          assertThrows(ExecutionException.class, () -> got.result().get(10, TimeUnit.SECONDS));
+      assertTrue(failed.getCause() instanceof StackOverflowError, "the hook's error: " + failed);
+    }
+    assertTimeoutPreemptively(Duration.ofSeconds(10), () -> q.add("a"),
+        "an add of the item must not wait for an entry the failed take left unpublished");
   }
 }

@@ -36,8 +36,10 @@ public interface Clock {
    * }
    * }</pre>
    *
-   * @param lock the lock of {@code condition}, held by the caller; released while waiting
-   * @param condition what to wait on; a signal to it ends the wait early
+   * @param lock the lock of {@code condition}, held by the caller (once); released while
+   *     waiting
+   * @param condition what to wait on; a signal to it ends the wait early, except in the last
+   *     microseconds of a wait that the clock spins rather than parks ({@link #system()})
    * @param deadlineNanos the reading of this clock at which the wait ends
    * @return an estimate of the nanoseconds left until the deadline; zero or less once reached
    * @throws InterruptedException if the thread is interrupted while waiting

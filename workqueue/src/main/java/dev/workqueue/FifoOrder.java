@@ -17,6 +17,13 @@ import java.lang.invoke.VarHandle;
  * before an entry is appended under the lock is ahead of it, and the intake is invisible to
  * the queue's other code. {@link #close} ends the intake for good (shutdown): an offer after
  * it fails, so no add can slip in after the queue has shut down.
+ *
+ * <p><b>The due line.</b> A due delayed add that the queue moves into the order before a take
+ * reaches it (a count, a shutdown, an operation on that item, a metrics wake-up) became ready
+ * at its ready time, perhaps before entries that joined the line since. It waits in a second
+ * line, sorted by ready time as the waiting room hands due items out, and {@link #poll} takes
+ * whichever head became ready first (the main line's on a tie, as the queue's take does). So a
+ * count never changes the order in which items are handed out.
  */
 final class FifoOrder<T> extends ReadyOrder<T> {
   /** The intake's value once closed. */
@@ -88,7 +95,10 @@ final class FifoOrder<T> extends ReadyOrder<T> {
 
   private Entry<T> head;
   private Entry<T> tail;
-  private int size;
+  /** The due line (see the class comment), linked through {@link Entry#behind} too. */
+  private Entry<T> dueHead;
+  private Entry<T> dueTail;
+  private int size; // both lines
   private final Intake<T> intake = new Intake<>();
 
   @Override
@@ -163,17 +173,39 @@ final class FifoOrder<T> extends ReadyOrder<T> {
   }
 
   @Override
+  void appendDue(Entry<T> e, long readyAt) {
+    e.readySince = dueTail != null && readyAt - dueTail.readySince < 0
+        ? dueTail.readySince : readyAt; // due items come in ready-time order; kept sorted
+    e.behind = null;
+    if (dueTail == null) {
+      dueHead = e;
+    } else {
+      dueTail.behind = e;
+    }
+    dueTail = e;
+    size++;
+  }
+
+  @Override
   Entry<T> poll(long now) {
     drain();
     Entry<T> e = head;
-    if (e != null) {
+    if (dueHead != null && (e == null || dueHead.readySince - e.readySince < 0)) {
+      e = dueHead;
+      dueHead = e.behind;
+      if (dueHead == null) {
+        dueTail = null;
+      }
+    } else if (e != null) {
       head = e.behind;
-      e.behind = null; // a popped entry holds no other entry alive
       if (head == null) {
         tail = null;
       }
-      size--;
+    } else {
+      return null;
     }
+    e.behind = null; // a popped entry holds no other entry alive
+    size--;
     return e;
   }
 
@@ -183,23 +215,33 @@ final class FifoOrder<T> extends ReadyOrder<T> {
     return size;
   }
 
-  /** When the head became ready; only when not empty. */
+  /** When the entry {@link #poll} hands out next became ready; only when not empty. */
   long headReadySince() {
+    if (dueHead != null && (head == null || dueHead.readySince - head.readySince < 0)) {
+      return dueHead.readySince;
+    }
     return head.readySince;
   }
 
   @Override
   boolean checkInvariants() {
     drain();
+    int main = sortedReadyCount(head, tail);
+    int due = sortedReadyCount(dueHead, dueTail);
+    return main >= 0 && due >= 0 && main + due == size;
+  }
+
+  /** The entries of the line from {@code first} to {@code last}, or -1 if it is not sorted. */
+  private static <T> int sortedReadyCount(Entry<T> first, Entry<T> last) {
     int n = 0;
-    Entry<T> last = null;
-    for (Entry<T> e = head; e != null; e = e.behind) {
-      if (e.ready != Entry.READY || (last != null && e.readySince - last.readySince < 0)) {
-        return false;
+    Entry<T> prev = null;
+    for (Entry<T> e = first; e != null; e = e.behind) {
+      if (e.ready != Entry.READY || (prev != null && e.readySince - prev.readySince < 0)) {
+        return -1;
       }
-      last = e;
+      prev = e;
       n++;
     }
-    return n == size && last == tail;
+    return prev == last ? n : -1;
   }
 }

@@ -100,6 +100,11 @@ final class QueueEngine<T> {
   /** The most due items moved into the ready order under one hold of the lock. */
   static final int PROMOTE_BATCH = 64;
 
+  /** How {@link #newRoundLocked} puts a new round in line. */
+  private static final int JOIN_LINE = 0;
+  private static final int JOIN_DUE = 1;
+  private static final int HAND_OUT = 2;
+
   /**
    * How many times a consumer spins watching the intake before it parks ({@link
    * #spinForAnAdd}); no spinning on one processor, where the producer cannot run meanwhile.
@@ -220,6 +225,9 @@ final class QueueEngine<T> {
     this.lockFreeAdd = fifo != null && !backstop && lockFreeMerge;
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
     this.shutdown = new Shutdown(lock, clock, entries::isEmpty, this::markShuttingDown);
+    // A reading, not 0: readings are compared by their difference, which must be less than
+    // 2^63 ns, and a clock may start anywhere (a FakeClock near Long.MAX_VALUE, say).
+    this.lastNow = clock.nanoTime();
   }
 
   // ---- adds ----
@@ -435,20 +443,22 @@ final class QueueEngine<T> {
         waitingChangedLocked();
       }
     }
-    return newRoundLocked(item, priority, e, fresh, now, true) != null;
+    return newRoundLocked(item, priority, e, fresh, now, JOIN_LINE) != null;
   }
 
   /**
    * The core of every add without delay, a due item's included: {@code item}'s live entry
    * {@code e} (or null if it has none) merges the add if dirty, and holds a new round until
    * done if processing; an item without a live entry gets {@code fresh} (made here if null),
-   * READY since {@code readySince} and, with {@code append}, in the ready order, published and
-   * counted; without it, still {@link Entry#FRESH} and not counted, for the caller to hand out
-   * at once ({@link #takeLocked}). Returns the fresh entry if one was made ready, else null.
-   * The item's {@code equals} may throw from the map: then nothing has changed.
+   * READY since {@code readySince} and, as {@code join} says, in the ready order ({@link
+   * #JOIN_LINE}, an add now; {@link #JOIN_DUE}, a due delayed add, which counts as added at its
+   * ready time), published and counted; or ({@link #HAND_OUT}) still {@link Entry#FRESH} and
+   * not counted, for the caller to hand out at once ({@link #takeLocked}). Returns the fresh
+   * entry if one was made ready, else null. The item's {@code equals} may throw from the map:
+   * then nothing has changed.
    */
   private Entry<T> newRoundLocked(T item, int priority, Entry<T> e, Entry<T> fresh,
-      long readySince, boolean append) {
+      long readySince, int join) {
     while (true) {
       if (e == null) {
         if (fresh == null) {
@@ -464,11 +474,15 @@ final class QueueEngine<T> {
         if (e == null) {
           fresh.priority = priority;
           fresh.ready = Entry.READY;
-          if (!append) {
+          if (join == HAND_OUT) {
             fresh.readySince = readySince; // joins and leaves the order in one step
             return fresh; // the take that asked for it publishes and counts it (takeLocked)
           }
-          order.append(fresh, readySince);
+          if (join == JOIN_DUE) {
+            order.appendDue(fresh, readySince);
+          } else {
+            order.append(fresh, readySince);
+          }
           fresh.publishNewRound();
           countAddedLocked(fresh); // user code: after the entry is published
           return fresh;
@@ -606,7 +620,7 @@ final class QueueEngine<T> {
       return false;
     }
     try {
-      return newRoundLocked(item, priority, null, fresh, readyAt, true) != null;
+      return newRoundLocked(item, priority, null, fresh, readyAt, JOIN_DUE) != null;
     } catch (RuntimeException ex) { // the item's equals or hashCode
       guard.failed("promoting a due item (its equals or hashCode)", ex);
       return false;
@@ -630,7 +644,7 @@ final class QueueEngine<T> {
       Entry<T> fresh = fifo.newEntry(item, 0);
       fresh.noteMadeFromWaitingRoom(); // the waiting room held one add of the item: this one
       try {
-        Entry<T> e = newRoundLocked(item, 0, null, fresh, readyAt, false);
+        Entry<T> e = newRoundLocked(item, 0, null, fresh, readyAt, HAND_OUT);
         if (e != null) {
           return e; // else merged into a pending round, or held until done
         }

@@ -28,6 +28,16 @@ abstract class ReadyOrder<T> {
    */
   abstract void append(Entry<T> e, long readySince);
 
+  /**
+   * Puts {@code e} in line as ready since {@code readyAt}, when a delayed add of it fell due:
+   * it counts as added then, perhaps before entries that joined since. Orders that rank by
+   * time already ({@link PriorityOrder}'s aging) or not at all ({@link FairOrder}'s turns) just
+   * {@link #append} it.
+   */
+  void appendDue(Entry<T> e, long readyAt) {
+    append(e, readyAt);
+  }
+
   /** Removes and returns the entry to hand out next, or null if none is ready. */
   abstract Entry<T> poll(long now);
 

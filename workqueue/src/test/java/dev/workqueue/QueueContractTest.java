@@ -919,6 +919,41 @@ class QueueContractTest {
     assertEquals(List.of(C, A), drainNow(q));
   }
 
+  /**
+   * A count ({@code size}, which moves what is due into the order) does not change the order in
+   * which items are handed out: an item whose delay ended before another was added still comes
+   * first.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void size_doesNotReorder_aDueItemBehindALaterAdd(QueueKind kind) throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    DelayingQueue<String> q = delaying(kind);
+    q.addAfter(A, ofSeconds(1));
+    clock.stepMillis(2000);
+    q.add(C); // at 2 s; A has been ready since 1 s
+    assertEquals(2, q.size());
+    assertEquals(List.of(A, C), drainNow(q));
+  }
+
+  /**
+   * Readings are compared by their difference, so a clock may start anywhere: on one that
+   * starts near {@code Long.MAX_VALUE} (its readings wrap), an item added before a delayed
+   * one falls due is still handed out first.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void clockStartingNearLongMax_keepsTheOrderOfAnAddAndALaterDueItem(QueueKind kind)
+      throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    FakeClock wrapping = new FakeClock(Long.MAX_VALUE - 1_000);
+    DelayingQueue<String> q = remember(kind.delaying(wrapping));
+    q.add(C);
+    q.addAfter(A, ofMillis(1));
+    wrapping.stepMillis(2);
+    assertEquals(List.of(C, A), drainNow(q));
+  }
+
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void blockedGet_takesADelayedItemWhenItsDelayEnds(QueueKind kind) throws Exception {

@@ -73,7 +73,9 @@ import org.slf4j.LoggerFactory;
  * merges its due add into that round, as it fell due while the item was queued). A million
  * items falling due at once get their entries one by one as consumers take them, so the
  * garbage they make dies young, and an {@code add} on another thread waits for no promotion
- * at all.
+ * at all. What is moved in before a take reaches it (by a count, a shutdown, an operation on
+ * the item, a metrics wake-up) keeps its ready time, in the FIFO's due line ({@link
+ * ReadyOrder#appendDue}), so it is still handed out before items added after it fell due.
  *
  * <p><b>Priority and fair orders: bounded promotion.</b> Their order is not by time, so every
  * operation first <em>promotes</em> what is due into the order, at most {@link #PROMOTE_BATCH}

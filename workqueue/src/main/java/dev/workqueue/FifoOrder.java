@@ -21,9 +21,12 @@ import java.lang.invoke.VarHandle;
  * <p><b>The due line.</b> A due delayed add that the queue moves into the order before a take
  * reaches it (a count, a shutdown, an operation on that item, a metrics wake-up) became ready
  * at its ready time, perhaps before entries that joined the line since. It waits in a second
- * line, sorted by ready time as the waiting room hands due items out, and {@link #poll} takes
- * whichever head became ready first (the main line's on a tie, as the queue's take does). So a
- * count never changes the order in which items are handed out.
+ * line, sorted by ready time, and {@link #poll} takes whichever head became ready first (the
+ * main line's on a tie, as the queue's take does). So a count never changes the order in which
+ * items are handed out. Due items mostly arrive in ready-time order (the waiting room hands
+ * them out so) and join at the tail; one moved in out of turn (an operation on that item while
+ * earlier ones still wait) is inserted in its place, by a walk that starts from the last
+ * insertion, so the earlier ones that follow it in order cost a step each.
  */
 final class FifoOrder<T> extends ReadyOrder<T> {
   /** The intake's value once closed. */
@@ -98,6 +101,8 @@ final class FifoOrder<T> extends ReadyOrder<T> {
   /** The due line (see the class comment), linked through {@link Entry#behind} too. */
   private Entry<T> dueHead;
   private Entry<T> dueTail;
+  /** The entry {@link #appendDue} placed last, while it is in the due line; else null. */
+  private Entry<T> dueCursor;
   private int size; // both lines
   private final Intake<T> intake = new Intake<>();
 
@@ -174,15 +179,27 @@ final class FifoOrder<T> extends ReadyOrder<T> {
 
   @Override
   void appendDue(Entry<T> e, long readyAt) {
-    e.readySince = dueTail != null && readyAt - dueTail.readySince < 0
-        ? dueTail.readySince : readyAt; // due items come in ready-time order; kept sorted
-    e.behind = null;
-    if (dueTail == null) {
+    e.readySince = readyAt;
+    if (dueTail == null || readyAt - dueTail.readySince >= 0) { // the usual case: in order
+      e.behind = null;
+      if (dueTail == null) {
+        dueHead = e;
+      } else {
+        dueTail.behind = e;
+      }
+      dueTail = e;
+    } else if (readyAt - dueHead.readySince < 0) { // before every due entry
+      e.behind = dueHead;
       dueHead = e;
-    } else {
-      dueTail.behind = e;
+    } else { // after the last entry ready at or before it, found from the cursor if it can be
+      Entry<T> at = dueCursor != null && readyAt - dueCursor.readySince >= 0 ? dueCursor : dueHead;
+      while (readyAt - at.behind.readySince >= 0) { // stops before the tail, which is later
+        at = at.behind;
+      }
+      e.behind = at.behind;
+      at.behind = e;
     }
-    dueTail = e;
+    dueCursor = e;
     size++;
   }
 
@@ -195,6 +212,9 @@ final class FifoOrder<T> extends ReadyOrder<T> {
       dueHead = e.behind;
       if (dueHead == null) {
         dueTail = null;
+      }
+      if (dueCursor == e) {
+        dueCursor = null;
       }
     } else if (e != null) {
       head = e.behind;

@@ -937,6 +937,26 @@ class QueueContractTest {
   }
 
   /**
+   * The same when an operation on a later-due item moves it into the order first: items due
+   * before it, moved in after it, still come first.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void dueItemsMovedInOutOfTurn_areStillHandedOutByReadyTime(QueueKind kind) throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    DelayingQueue<String> q = delaying(kind);
+    q.addAfter(A, ofMillis(1000));
+    q.addAfter(B, ofMillis(2000));
+    q.addAfter(D, ofMillis(1800));
+    clock.stepMillis(1500);
+    q.add(C); // at 1.5 s
+    clock.stepMillis(1500);
+    q.addAfter(B, ofSeconds(10)); // B's delayed add is due: it is queued first (ready at 2 s)
+    assertEquals(4, q.size(), "A, C, D and B are queued");
+    assertEquals(List.of(A, C, D, B), drainNow(q));
+  }
+
+  /**
    * Readings are compared by their difference, so a clock may start anywhere: on one that
    * starts near {@code Long.MAX_VALUE} (its readings wrap), an item added before a delayed
    * one falls due is still handed out first.

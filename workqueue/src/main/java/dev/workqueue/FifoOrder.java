@@ -207,7 +207,7 @@ final class FifoOrder<T> extends ReadyOrder<T> {
   Entry<T> poll(long now) {
     drain();
     Entry<T> e = head;
-    if (dueHead != null && (e == null || dueHead.readySince - e.readySince < 0)) {
+    if (dueFirst()) {
       e = dueHead;
       dueHead = e.behind;
       if (dueHead == null) {
@@ -237,10 +237,12 @@ final class FifoOrder<T> extends ReadyOrder<T> {
 
   /** When the entry {@link #poll} hands out next became ready; only when not empty. */
   long headReadySince() {
-    if (dueHead != null && (head == null || dueHead.readySince - head.readySince < 0)) {
-      return dueHead.readySince;
-    }
-    return head.readySince;
+    return dueFirst() ? dueHead.readySince : head.readySince;
+  }
+
+  /** Whether the due line's head goes first: it became ready before the main line's head. */
+  private boolean dueFirst() {
+    return dueHead != null && (head == null || dueHead.readySince - head.readySince < 0);
   }
 
   @Override

@@ -904,23 +904,28 @@ final class QueueEngine<T> {
    * {@code done} then takes the lock.
    */
   void done(T item) {
+    Entry<T> seen = null;
     if (lockFreeDone) {
       boolean nothingWaits = !anyWaiting;
-      Entry<T> e = entries.get(item);
-      if (e != null && (nothingWaits || !e.mayHaveDelayedAdd())
-          && e.tryRetire()) { // processing and not added since: it leaves
-        entries.remove(item, e);
+      seen = entries.get(item);
+      if (seen != null && (nothingWaits || !seen.mayHaveDelayedAdd())
+          && seen.tryRetire()) { // processing and not added since: it leaves
+        entries.remove(item, seen);
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
           shutdown.lockAndSignalIfDrained();
         }
         return;
       }
     }
-    doneLocked(item);
+    doneLocked(item, seen);
   }
 
-  /** {@link #done} under the lock: it queues a HELD entry, and warns of an unpaired done. */
-  private void doneLocked(T item) {
+  /**
+   * {@link #done} under the lock: it queues a HELD entry, and warns of an unpaired done. {@code
+   * seen} is the item's entry as {@link #done} read it, or null: one not retired is still the
+   * map's (an entry leaves the map only retired), so the map is not asked again.
+   */
+  private void doneLocked(T item, Entry<T> seen) {
     lock.lock();
     try {
       long now = waiting.isEmpty() ? lastNow : readClock();
@@ -928,7 +933,7 @@ final class QueueEngine<T> {
       if (waiting.isEmpty()) {
         noteNothingWaitsLocked();
       }
-      Entry<T> e = entries.get(item);
+      Entry<T> e = seen != null && !seen.isRetired() ? seen : entries.get(item);
       if (e == null || !e.processing || e.ready == Entry.NONE && !e.tryRetire()) {
         warnUnpairedDone(item);
         return;

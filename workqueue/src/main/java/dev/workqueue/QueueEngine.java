@@ -114,6 +114,9 @@ final class QueueEngine<T> {
   private static final int SPINS_BEFORE_PARKING =
       Runtime.getRuntime().availableProcessors() > 1 ? 128 : 0;
 
+  /** How many takes {@link #noteTakerLocked} counts before it decides {@link #crowded} again. */
+  static final int CROWD_WINDOW = 256;
+
   /** {@link #take}'s answer when the timeout passed. */
   @SuppressWarnings("rawtypes")
   static final Entry TIMED_OUT = new Entry<>("(timed out)", 0);
@@ -130,6 +133,8 @@ final class QueueEngine<T> {
   private final long[] padding = new long[16];
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
+  /** Written on every take: allocated with the lock, away from what producers read. */
+  private final TakerWindow takers = new TakerWindow();
   private final Clock clock;
   private final String name;
   private final HookGuard guard;
@@ -160,6 +165,26 @@ final class QueueEngine<T> {
    * count under the lock) and without supersede (whose add must look at the waiting room).
    */
   private final boolean lockFreeAdd;
+  /**
+   * Whether more than one consumer thread takes from this queue (FIFO with {@link #lockFreeAdd}
+   * only): then an add without the lock puts its new entry in line under the lock instead of
+   * onto the intake, and a consumer about to wait parks without spinning first.
+   *
+   * <p>Why: with the intake, producers never wait, so with more threads than processors every
+   * processor runs queue work at once, and each item's entry, its map bin and the consumers'
+   * lock cross between processors. Where that crossing is slow (on the 2-vCPU machine of the
+   * benchmarks, episodes with a ~400 ns round trip instead of ~70, which this load itself
+   * makes more frequent), two producers and two consumers ran at 40% of their speed. When adds
+   * take the lock, threads wait for it in turn and the work runs in bursts on one processor at
+   * a time, as client-go's one-mutex queue does; that held its rate in those episodes. One
+   * consumer keeps the intake: its hand-off ran 1.5 times faster with it.
+   *
+   * <p>Decided by the consumers, per {@value #CROWD_WINDOW} takes (see {@link
+   * #noteTakerLocked}); written under the lock, only when it changes, and read by producers
+   * without it. Which way a producer reads it changes only where its entry joins the line:
+   * either way under the lock, or onto the intake, which every take drains first.
+   */
+  private volatile boolean crowded;
   /**
    * True whenever {@link #waiting} holds an item: set under the lock before an item goes in,
    * cleared under the lock when it is seen empty. A {@code done} that reads false may skip the
@@ -225,6 +250,7 @@ final class QueueEngine<T> {
         ? new GuardedMetrics<>(m, priority ? b.newPriorityDepthMetric() : null, guard) : m;
     this.lockFreeDone = !backstop && fair == null;
     this.lockFreeAdd = fifo != null && !backstop && lockFreeMerge;
+    this.crowded = lockFreeAdd && b.startCrowded;
     this.wakeup = new DelayWakeup(clock, lock, this::onWakeupLocked, guard);
     this.shutdown = new Shutdown(lock, clock, entries::isEmpty, this::markShuttingDown);
     // A reading, not 0: readings are compared by their difference, which must be less than
@@ -281,6 +307,10 @@ final class QueueEngine<T> {
     if (e != null) {
       return e.tryMerge(0) ? null : e;
     }
+    if (crowded) {
+      appendCrowded(item, fresh);
+      return null;
+    }
     int offered = intake.offer(fresh);
     if (offered == FifoOrder.CLOSED_TO_OFFERS) { // the queue shut down after this add read the flag
       dropUnoffered(item, fresh);
@@ -304,6 +334,32 @@ final class QueueEngine<T> {
       }
     }
     return null;
+  }
+
+  /**
+   * The end of {@link #addWithoutLock} while consumers are {@link #crowded}: {@code fresh}, READY
+   * and in the map, joins the line under the lock (behind whatever the intake holds), or leaves
+   * the map if the queue shut down.
+   */
+  private void appendCrowded(T item, Entry<T> fresh) {
+    boolean closed;
+    lock.lock();
+    try {
+      closed = shuttingDown;
+      if (!closed) {
+        fifo.append(fresh, fresh.readySince);
+        fresh.publishOffered(0);
+        if (waiters > 0) {
+          notEmpty.signal();
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (closed) {
+      dropUnoffered(item, fresh);
+      shutdown.lockAndSignalIfDrained();
+    }
   }
 
   /**
@@ -748,6 +804,9 @@ final class QueueEngine<T> {
             notEmpty.signal(); // the rest of a batch from the intake, for which no add signals
             signalled = true;
           }
+          if (lockFreeAdd) {
+            noteTakerLocked();
+          }
           if (!fromWaiting) {
             mergeDueAddLocked(e.item, now);
           }
@@ -763,7 +822,7 @@ final class QueueEngine<T> {
         if (leader == null && !waiting.isEmpty()
             && (!timed || waiting.headReadyAt() - deadline < 0)) {
           awaitAsLeader(waiting.headReadyAt());
-        } else if (lockFreeAdd && !spun && waiting.isEmpty()) {
+        } else if (lockFreeAdd && !spun && !crowded && waiting.isEmpty()) {
           spun = true;
           spinForAnAdd();
         } else {
@@ -794,6 +853,35 @@ final class QueueEngine<T> {
         }
       }
     }
+  }
+
+  /**
+   * Under the lock, after a take: counts the times the taking thread changed, and every {@value
+   * #CROWD_WINDOW} takes sets {@link #crowded}: on once two changes fell in one window (more than
+   * one thread took in it), off again after a window with none.
+   */
+  private void noteTakerLocked() {
+    TakerWindow w = takers;
+    long me = Thread.currentThread().getId();
+    if (me != w.lastId) {
+      w.lastId = me;
+      w.changes++;
+    }
+    if (++w.takes == CROWD_WINDOW) {
+      boolean now = crowded ? w.changes > 0 : w.changes >= 2;
+      if (now != crowded) {
+        crowded = now;
+      }
+      w.takes = 0;
+      w.changes = 0;
+    }
+  }
+
+  /** {@link #noteTakerLocked}'s counts, under the lock. */
+  private static final class TakerWindow {
+    long lastId = -1; // the id of the thread that took last
+    int takes;
+    int changes;
   }
 
   private void noteNothingWaitsLocked() {
@@ -1056,6 +1144,16 @@ final class QueueEngine<T> {
   }
 
   // ---- for tests ----
+
+  /** Whether producers put new entries in line under the lock ({@link #crowded}). */
+  boolean isCrowded() {
+    return crowded;
+  }
+
+  /** Whether the FIFO's intake holds entries no take has drained yet. */
+  boolean intakeHoldsEntries() {
+    return intake != null && intake.holdsEntries();
+  }
 
   /** The structures agree with each other. */
   boolean checkInvariants() {

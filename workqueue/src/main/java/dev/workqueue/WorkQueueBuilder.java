@@ -35,11 +35,21 @@ public final class WorkQueueBuilder<T> {
   Function<? super T, ?> fairDimension;
   long metricsUpdatePeriodNanos = DEFAULT_METRICS_UPDATE_PERIOD.toNanos();
   boolean addSupersedesDelayed;
+  boolean startCrowded;
   long agingThresholdNanos = DEFAULT_AGING_THRESHOLD.toNanos(); // 0 = off
   private boolean clockSet;
   private ScheduledExecutorService scheduler;
 
   WorkQueueBuilder() {}
+
+  /**
+   * For tests: the queue starts as if several threads took from it, so that a new item joins
+   * the line under the lock from the first add ({@code QueueEngine#crowded}).
+   */
+  WorkQueueBuilder<T> startCrowdedForTests() {
+    this.startCrowded = true;
+    return this;
+  }
 
   /**
    * The queue's name, under which its metrics are recorded. Default: none, and an unnamed

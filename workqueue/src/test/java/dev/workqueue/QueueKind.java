@@ -36,6 +36,24 @@ enum QueueKind {
       return b.buildDelaying();
     }
   },
+  /**
+   * {@code build()} whose consumers count as crowded from the start: a new item joins the line
+   * under the lock, not through the intake (see {@code QueueEngine#crowded}); a run of takes by
+   * one thread turns that off again.
+   */
+  PLAIN_CROWDED {
+    @Override
+    <T> WorkQueue<T> build(WorkQueueBuilder<T> b, Function<? super T, ?> dimension) {
+      return b.startCrowdedForTests().build();
+    }
+  },
+  /** {@code buildDelaying()} whose consumers count as crowded from the start. */
+  DELAYING_CROWDED {
+    @Override
+    <T> WorkQueue<T> build(WorkQueueBuilder<T> b, Function<? super T, ?> dimension) {
+      return b.startCrowdedForTests().buildDelaying();
+    }
+  },
   /** {@code buildRateLimiting(limiter)}: client-go's rate-limiting queue. */
   RATE_LIMITING {
     @Override
@@ -76,7 +94,7 @@ enum QueueKind {
 
   /** Whether this kind is a {@link DelayingQueue} ({@code addAfter}, {@code cancel}...). */
   boolean delays() {
-    return this != PLAIN;
+    return this != PLAIN && this != PLAIN_CROWDED;
   }
 
   /** Whether this kind is a {@link RateLimitingQueue} ({@code addRateLimited}...). */

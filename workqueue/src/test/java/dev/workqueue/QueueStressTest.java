@@ -9,14 +9,18 @@ import dev.workqueue.ratelimit.RateLimiters;
 import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -146,6 +150,103 @@ class QueueStressTest {
       assertEquals(0, twice.get(), kind + ", round " + round + ": no item handed out twice");
       assertEquals(0, q.size(), kind + ", round " + round + ": nothing left queued");
     }
+  }
+
+  /**
+   * New keys while the number of consumers changes: one consumer, then three, in turns of
+   * {@code TURN} takes, so that the FIFO engine switches between an intake for new entries (one
+   * thread takes) and putting them in line under the lock (several do), while producers, held
+   * to a few hundred items ahead of the consumers, add down both paths. Every key must be handed
+   * out exactly once, and each consumer must get each producer's keys in the order they were
+   * added.
+   */
+  @Test
+  void workQueue_newKeysWhileConsumersComeAndGo_handOutEachOnceAndInOrder() throws Exception {
+    WorkQueue<String> q = WorkQueue.create();
+    QueueEngine<String> engine = ((DefaultWorkQueue<String>) q).engine;
+    int producers = 2;
+    int perProducer = 40_000 * StressScale.factor();
+    int turn = 2_048;
+    AtomicInteger added = new AtomicInteger();
+    AtomicInteger taken = new AtomicInteger();
+    AtomicBoolean many = new AtomicBoolean();
+    AtomicInteger switchesSeen = new AtomicInteger();
+    AtomicInteger outOfOrder = new AtomicInteger();
+    ConcurrentHashMap<String, Integer> handedOut = new ConcurrentHashMap<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int p = 0; p < producers; p++) {
+      int producer = p;
+      threads.add(new Thread(() -> {
+        boolean crowded = false;
+        for (int i = 0; i < perProducer; i++) {
+          while (added.get() - taken.get() > 256) {
+            LockSupport.parkNanos(20_000);
+          }
+          if (producer == 0 && engine.isCrowded() != crowded) {
+            crowded = !crowded;
+            switchesSeen.incrementAndGet();
+          }
+          added.incrementAndGet();
+          q.add(producer + "/" + i);
+        }
+      }, "producer-" + p));
+    }
+    for (int c = 0; c < 3; c++) {
+      boolean first = c == 0;
+      threads.add(new Thread(() -> {
+        int[] last = new int[producers];
+        Arrays.fill(last, -1);
+        try {
+          while (true) {
+            if (!first && !many.get() && !q.isShuttingDown()) {
+              LockSupport.parkNanos(50_000);
+              continue;
+            }
+            Optional<String> item = q.poll(Duration.ofMillis(10));
+            if (item.isEmpty()) {
+              if (q.isShuttingDown()) {
+                return;
+              }
+              continue;
+            }
+            String key = item.get();
+            int slash = key.indexOf('/');
+            int producer = Integer.parseInt(key.substring(0, slash));
+            int seq = Integer.parseInt(key.substring(slash + 1));
+            if (seq <= last[producer]) {
+              outOfOrder.incrementAndGet();
+            }
+            last[producer] = seq;
+            handedOut.merge(key, 1, Integer::sum);
+            q.done(key);
+            int n = taken.incrementAndGet();
+            if (first) {
+              many.set(n / turn % 2 == 1);
+            }
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "consumer-" + c));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads.subList(0, producers)) {
+      t.join();
+    }
+    assertTrue(q.shutDownWithDrain(Duration.ofSeconds(30)), "drained");
+    for (Thread t : threads) {
+      t.join(10_000);
+      assertFalse(t.isAlive(), t.getName() + " ended");
+    }
+    long twice = handedOut.values().stream().filter(n -> n != 1).count();
+    System.out.printf("new keys, consumers coming and going: handed out %d of %d, twice %d,"
+        + " out of order %d, switches seen %d%n", handedOut.size(), producers * perProducer,
+        twice, outOfOrder.get(), switchesSeen.get());
+    assertEquals(producers * perProducer, handedOut.size(), "every key handed out");
+    assertEquals(0, twice, "no key handed out twice");
+    assertEquals(0, outOfOrder.get(), "each consumer got each producer's keys in order");
+    assertTrue(switchesSeen.get() >= 2, "the consumers became crowded and then not");
+    assertTrue(engine.checkInvariants());
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.workqueue.lincheck;
 
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueue;
+import dev.workqueue.WorkQueueBuilder;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
@@ -37,8 +38,16 @@ public class DelayingQueueLincheckTest {
   private static final Duration LATER = Duration.ofMinutes(5);
 
   private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 1_000);
-  private final DelayingQueue<Integer> queue =
-      WorkQueue.<Integer>builder().clock(clock).buildDelaying();
+  private final DelayingQueue<Integer> queue = build(WorkQueue.<Integer>builder().clock(clock));
+
+  /**
+   * The queue under test, from a builder on the scenario's clock; {@link
+   * DelayingQueueCrowdedLincheckTest} builds it crowded. (Called while this instance is being
+   * built: it may use only {@code b}.)
+   */
+  protected DelayingQueue<Integer> build(WorkQueueBuilder<Integer> b) {
+    return b.buildDelaying();
+  }
 
   @Operation
   public void add(@Param(name = "key") int key) {

@@ -34,11 +34,12 @@ import org.slf4j.LoggerFactory;
  *       item ({@link #addWithoutLock}): its entry goes into the map unpublished ({@link
  *       Entry#FRESH}), onto the FIFO's lock-free intake ({@link FifoOrder.Intake#offer}), which the
  *       next locked operation on the line drains, and is then published. So producers and
- *       consumers do not contend for the lock. A consumer about to wait counts itself in
- *       {@link #waiters} and looks at the intake again; the producer whose push found the
- *       intake empty reads {@link #waiters} after its push and wakes one; a consumer that takes
- *       an item and leaves others in line wakes the next (as {@code LinkedBlockingQueue}), so
- *       no wake-up is lost. Shutdown closes the intake under the lock, so no such add lands
+ *       consumers do not contend for the lock (unless more than one thread takes: {@link
+ *       #crowded}). A consumer about to wait counts itself in {@link #waiters} and looks at
+ *       the intake again; the producer whose push found the intake empty reads {@link
+ *       #waiters} after its push and wakes one; a consumer that takes an item and leaves
+ *       others in line wakes the next (as {@code LinkedBlockingQueue}), so no wake-up is
+ *       lost. Shutdown closes the intake under the lock, so no such add lands
  *       after it;
  *   <li>on a queue without metrics or fair order, while no delayed add of the item can wait
  *       (nothing waits, or the item was handed out from the waiting room and no delayed add of
@@ -133,8 +134,8 @@ final class QueueEngine<T> {
   private final long[] padding = new long[16];
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
-  /** Written on every take: allocated with the lock, away from what producers read. */
-  private final TakerWindow takers = new TakerWindow();
+  /** Written on every take: allocated right after the order, away from what producers read. */
+  private final TakerWindow takers;
   private final Clock clock;
   private final String name;
   private final HookGuard guard;
@@ -160,29 +161,34 @@ final class QueueEngine<T> {
    */
   private final boolean lockFreeDone;
   /**
-   * Whether an add of a new item may skip the lock while nothing waits, pushing its entry onto
-   * the FIFO's intake ({@link FifoOrder.Intake#offer}): the FIFO order without live metrics (which
-   * count under the lock) and without supersede (whose add must look at the waiting room).
+   * Whether an add of a new item may skip the lock while nothing waits (and the consumers are
+   * not {@link #crowded}), pushing its entry onto the FIFO's intake ({@link
+   * FifoOrder.Intake#offer}): the FIFO order without live metrics (which count under the lock)
+   * and without supersede (whose add must look at the waiting room).
    */
   private final boolean lockFreeAdd;
   /**
    * Whether more than one consumer thread takes from this queue (FIFO with {@link #lockFreeAdd}
-   * only): then an add without the lock puts its new entry in line under the lock instead of
-   * onto the intake, and a consumer about to wait parks without spinning first.
+   * only): then an add of a new item takes the lock, as on a queue without the intake, and a
+   * consumer about to wait parks without spinning first ({@link #spinForAnAdd}).
    *
    * <p>Why: with the intake, producers never wait, so with more threads than processors every
    * processor runs queue work at once, and each item's entry, its map bin and the consumers'
-   * lock cross between processors. Where that crossing is slow (on the 2-vCPU machine of the
-   * benchmarks, episodes with a ~400 ns round trip instead of ~70, which this load itself
-   * makes more frequent), two producers and two consumers ran at 40% of their speed. When adds
-   * take the lock, threads wait for it in turn and the work runs in bursts on one processor at
-   * a time, as client-go's one-mutex queue does; that held its rate in those episodes. One
-   * consumer keeps the intake: its hand-off ran 1.5 times faster with it.
+   * lock cross between processors. On the 2-vCPU machine of the benchmarks that load went with
+   * the host's slow cross-core episodes (a ~400 ns round trip instead of ~70) in about half of
+   * the measured seconds, where two producers and two consumers ran at under half their speed.
+   * When adds take the lock, threads wait for it in turn and the work runs in bursts on one
+   * processor at a time, as client-go's one-mutex queue does; that held its rate. One consumer
+   * keeps the intake: its hand-off runs about 1.8 times the one-mutex queue's.
    *
-   * <p>Decided by the consumers, per {@value #CROWD_WINDOW} takes (see {@link
-   * #noteTakerLocked}); written under the lock, only when it changes, and read by producers
-   * without it. Which way a producer reads it changes only where its entry joins the line:
-   * either way under the lock, or onto the intake, which every take drains first.
+   * <p>Decided by the consumers, per {@value #CROWD_WINDOW} takes ({@link #noteTakerLocked});
+   * written under the lock, only when it changes, and read by producers without it. A producer
+   * that read it stale only takes the other way in: every take drains the intake before it
+   * looks at the line. The add keeps its entry unpublished ({@link Entry#FRESH}) only within
+   * one hold of the lock or, through the intake, without waiting for anything, since locked
+   * paths that meet such an entry wait for its publication while they hold the lock.
+   * Performance only: a queue taken from by changing threads (an executor's, virtual threads)
+   * stays crowded, and adds then cost what they cost on a named queue.
    */
   private volatile boolean crowded;
   /**
@@ -237,6 +243,7 @@ final class QueueEngine<T> {
       this.order = new FifoOrder<>();
       this.fair = null;
     }
+    this.takers = new TakerWindow();
     this.fifo = order instanceof FifoOrder<T> f ? f : null;
     this.intake = fifo != null ? fifo.intake() : null;
     this.orderReadsClock = order.readsClock();
@@ -266,7 +273,8 @@ final class QueueEngine<T> {
     if (seen != null && lockFreeMerge && seen.tryMerge(priority)) {
       return; // merged into the pending round, published through the stamp
     }
-    if (lockFreeAdd && (seen == null || seen.isRetired()) && !anyWaiting && !shuttingDown) {
+    if (lockFreeAdd && (seen == null || seen.isRetired()) && !anyWaiting && !crowded
+        && !shuttingDown) {
       seen = addWithoutLock(item);
       if (seen == null) {
         return;
@@ -288,7 +296,8 @@ final class QueueEngine<T> {
   }
 
   /**
-   * An add of an item that has no live entry, without the lock (FIFO, nothing waiting): a fresh
+   * An add of an item that has no live entry, without the lock (FIFO, nothing waiting, not
+   * {@link #crowded}): a fresh
    * READY entry goes into the map and onto the FIFO's intake. Returns null when the add is
    * complete (queued, merged, or dropped by a shutdown), else the live entry another add put in
    * the map first, for the locked path to merge into or hold.
@@ -306,10 +315,6 @@ final class QueueEngine<T> {
     }
     if (e != null) {
       return e.tryMerge(0) ? null : e;
-    }
-    if (crowded) {
-      appendCrowded(item, fresh);
-      return null;
     }
     int offered = intake.offer(fresh);
     if (offered == FifoOrder.CLOSED_TO_OFFERS) { // the queue shut down after this add read the flag
@@ -334,32 +339,6 @@ final class QueueEngine<T> {
       }
     }
     return null;
-  }
-
-  /**
-   * The end of {@link #addWithoutLock} while consumers are {@link #crowded}: {@code fresh}, READY
-   * and in the map, joins the line under the lock (behind whatever the intake holds), or leaves
-   * the map if the queue shut down.
-   */
-  private void appendCrowded(T item, Entry<T> fresh) {
-    boolean closed;
-    lock.lock();
-    try {
-      closed = shuttingDown;
-      if (!closed) {
-        fifo.append(fresh, fresh.readySince);
-        fresh.publishOffered(0);
-        if (waiters > 0) {
-          notEmpty.signal();
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (closed) {
-      dropUnoffered(item, fresh);
-      shutdown.lockAndSignalIfDrained();
-    }
   }
 
   /**
@@ -801,7 +780,7 @@ final class QueueEngine<T> {
         if (e != null) {
           signalled = wake(joined - 1) > 0; // the rest of what this consumer promoted
           if (!signalled && lockFreeAdd && waiters > 0 && order.size() > 0) {
-            notEmpty.signal(); // the rest of a batch from the intake, for which no add signals
+            notEmpty.signal(); // the rest of the line: the intake's adds signal for the first only
             signalled = true;
           }
           if (lockFreeAdd) {
@@ -937,6 +916,8 @@ final class QueueEngine<T> {
    * lets the lock go and spins briefly, watching the intake. A producer that adds meanwhile
    * needs no lock to wake a parked consumer, and the consumer skips a park and an unpark, each
    * costlier than the hand-off itself. Once per wait of a {@code get}, a few microseconds.
+   *
+   * <p>Not while {@link #crowded}: adds then take the lock and signal a waiting consumer.
    *
    * <p>It does not {@code Thread.yield()}: on Linux's EEVDF scheduler a yield moves the
    * yielder's deadline a whole slice later, so a consumer that shares its processor with a

@@ -127,11 +127,11 @@ class CrowdedConsumersTest {
   }
 
   /**
-   * A crowded queue's add of a new item takes the lock: nothing goes onto the intake, and a
-   * re-add while the item is processing is held for its {@code done}. (A first version put the
-   * entry in the map, then waited for the lock with the entry unpublished, while locked paths
-   * that meet such an entry wait for its publication holding the lock: a deadlock, which
-   * {@code DelayingQueueLincheckTest#modelChecking_addsRacingANewRound} looks for.)
+   * A crowded queue's add of a new item puts it in line under the lock: nothing goes onto the
+   * intake, and a re-add while the item is processing is held for its {@code done}. (A first
+   * version waited for the lock with the entry unpublished, while locked paths that meet such
+   * an entry waited for its publication holding the lock: a deadlock, which {@code
+   * DelayingQueueLincheckTest#modelChecking_addsRacingANewRound} looks for.)
    */
   @Test
   void crowdedQueue_addsOfANewItem_takeTheLock_andSkipTheIntake() throws Exception {

@@ -317,7 +317,18 @@ final class QueueEngine<T> {
     try {
       e = insert(item, fresh); // the item's equals may throw: nothing has changed then
     } catch (RuntimeException | Error t) {
-      dropAfterFailedInsert(item, fresh, t);
+      boolean drop = true;
+      if (viaLock) { // the map may have taken it in before it threw, and a locked path met it
+        try {
+          drop = claimPending(fresh); // false: it is in line already, so it stays
+        } catch (RuntimeException | Error again) {
+          t.addSuppressed(again); // still pending: the next locked path to meet it puts it in line
+          drop = false;
+        }
+      }
+      if (drop) {
+        dropAfterFailedInsert(item, fresh, t);
+      }
       throw t;
     }
     if (e != null) {
@@ -376,6 +387,21 @@ final class QueueEngine<T> {
     if (closed) { // still FRESH, and no longer pending: a locked path waits for this, not the lock
       dropUnoffered(item, fresh);
       shutdown.lockAndSignalIfDrained();
+    }
+  }
+
+  /**
+   * Takes a crowded add's entry back from the locked paths that could put it in line ({@link
+   * Entry#appendPending}): false if one already did.
+   */
+  private boolean claimPending(Entry<T> fresh) {
+    lock.lock();
+    try {
+      boolean pending = fresh.appendPending;
+      fresh.appendPending = false;
+      return pending;
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -131,7 +131,7 @@ class CrowdedConsumersTest {
    * intake, and a re-add while the item is processing is held for its {@code done}. (A first
    * version waited for the lock with the entry unpublished, while locked paths that meet such
    * an entry waited for its publication holding the lock: a deadlock, which {@code
-   * DelayingQueueLincheckTest#modelChecking_addsRacingANewRound} looks for.)
+   * DelayingQueueCrowdedLincheckTest#modelChecking_addsRacingANewRound} looks for.)
    */
   @Test
   void crowdedQueue_addsOfANewItem_takeTheLock_andSkipTheIntake() throws Exception {

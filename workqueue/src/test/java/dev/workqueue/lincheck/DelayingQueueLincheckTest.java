@@ -135,28 +135,7 @@ public class DelayingQueueLincheckTest {
         .addCustomScenario(addRacingShutDown).check(test);
   }
 
-  /**
-   * Adds of a key whose round ends: one after its {@code done}, one plain and one with no
-   * delay, so that a new entry made without the lock meets locked paths that insert the key
-   * (a first version of the crowded queue's add deadlocked here: it kept its entry unpublished
-   * while it waited for the lock, and the locked add that found the entry waited for its
-   * publication while holding the lock).
-   */
-  @Test
-  void modelChecking_addsRacingANewRound() throws NoSuchMethodException {
-    Class<?> test = getClass();
-    ExecutionScenario addsRacingANewRound = new ExecutionScenario(
-        List.of(actor(test, "add", 1), actor(test, "poll")),
-        List.of(List.of(actor(test, "done", 1), actor(test, "add", 1)),
-            List.of(actor(test, "add", 1)),
-            List.of(actor(test, "addAfterZero", 1))),
-        List.of(actor(test, "poll"), actor(test, "size")),
-        null);
-    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0, 2_000)
-        .addCustomScenario(addsRacingANewRound).check(test);
-  }
-
-  private static Actor actor(Class<?> test, String operation, Object... args)
+  static Actor actor(Class<?> test, String operation, Object... args)
       throws NoSuchMethodException {
     return QueueLincheckHarness.actor(test, operation, args);
   }

@@ -90,7 +90,7 @@ public class DelayingQueueDueLincheckTest {
             List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "add", 2))),
         List.of(actor(test, "size"), actor(test, "poll"), actor(test, "poll")),
         null);
-    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0, 5_000)
+    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0, 2_500)
         .addCustomScenario(race).check(test);
   }
 

@@ -5,7 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.PriorityWorkQueue;
-import dev.workqueue.RateLimitingQueue;
 import dev.workqueue.WorkQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -16,7 +15,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * Checks, for every queue kind, the memory-publication promise of the add of a <em>new</em>
+ * Checks, for each queue kind, the memory-publication promise of the add of a <em>new</em>
  * item: actions in a thread before {@code add(x)} happen-before the actions of the worker after
  * the {@code poll} that hands {@code x} out. On a FIFO queue without metrics that add takes no
  * lock: its entry goes into the map and onto the order's lock-free intake, which the worker's
@@ -27,7 +26,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * and, if it got {@code X}, reads {@code data}. Results: r1 = 1 if the worker got {@code X},
  * r2 = the {@code data} it read. {@code 1, 0} is forbidden.
  *
- * <p>Run with the other jcstress tests (see {@link MergedAddPublication}).
+ * <p>The same kinds as {@link MergedAddPublication}, and run with it.
  */
 public final class FreshAddPublication {
   private FreshAddPublication() {}
@@ -67,31 +66,6 @@ public final class FreshAddPublication {
   @State
   public static class Delaying {
     final DelayingQueue<String> queue = DelayingQueue.create();
-    int data;
-
-    @Actor
-    public void producer() {
-      data = 1;
-      queue.add(X);
-    }
-
-    @Actor
-    public void worker(II_Result r) {
-      if (MergedAddPublication.pollNow(queue).isPresent()) {
-        r.r1 = 1;
-        r.r2 = data;
-      }
-    }
-  }
-
-  /** A FIFO queue: the add takes no lock (the intake). */
-  @JCStressTest
-  @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "the worker got X and saw data = 1")
-  @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "the poll came before the add")
-  @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "the worker got X, yet saw stale data = 0")
-  @State
-  public static class RateLimiting {
-    final RateLimitingQueue<String> queue = RateLimitingQueue.create();
     int data;
 
     @Actor

@@ -42,7 +42,8 @@ public class DelayingQueueCrowdedLincheckTest extends DelayingQueueLincheckTest 
             List.of(actor(test, "addAfterZero", 1))),
         List.of(actor(test, "poll"), actor(test, "size")),
         null);
-    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0, 2_000)
+    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0,
+        QueueLincheckHarness.RACE_INVOCATIONS)
         .addCustomScenario(addsRacingANewRound).check(test);
   }
 

@@ -90,7 +90,8 @@ public class DelayingQueueDueLincheckTest {
             List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "add", 2))),
         List.of(actor(test, "size"), actor(test, "poll"), actor(test, "poll")),
         null);
-    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0, 2_500)
+    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0,
+        QueueLincheckHarness.RACE_INVOCATIONS)
         .addCustomScenario(race).check(test);
   }
 

@@ -131,7 +131,8 @@ public class DelayingQueueLincheckTest {
             List.of(actor(test, "poll"), actor(test, "add", 2))),
         List.of(actor(test, "poll"), actor(test, "size")),
         null);
-    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0, 2_000)
+    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0,
+        QueueLincheckHarness.RACE_INVOCATIONS)
         .addCustomScenario(addRacingShutDown).check(test);
   }
 

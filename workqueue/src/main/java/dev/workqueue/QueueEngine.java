@@ -774,20 +774,35 @@ final class QueueEngine<T> {
   }
 
   /**
-   * Promotes everything due, a batch per hold of the lock, for the callers that want exact
-   * counts ({@code size}, {@code waitingCount}) or a full promotion (shutdown).
+   * Promotes everything due, a batch per hold of the lock, for a full promotion (shutdown).
    */
   private void promoteAllDue() {
+    lockWithNothingDue();
+    lock.unlock();
+  }
+
+  /**
+   * Promotes everything due, a batch per hold of the lock, and returns holding the lock, with
+   * nothing due at the clock reading taken in this hold: a count read before the caller
+   * unlocks is exact at that reading ({@code size}, {@code waitingCount}). Counting in a later
+   * hold would let the clock move between the two, and an add or {@code done} in between
+   * promote some of what fell due and not the rest.
+   */
+  private void lockWithNothingDue() {
     while (true) {
       lock.lock();
+      boolean settled = false;
       try {
         long now = readClock();
         if (waiting.isEmpty() || !TimeMath.reached(now, waiting.headReadyAt())) {
-          return; // loops on the head, not on what joined: merged items join nothing
+          settled = true; // loops on the head, not on what joined: merged items join nothing
+          return;
         }
         wake(promoteLocked(now));
       } finally {
-        lock.unlock();
+        if (!settled) {
+          lock.unlock();
+        }
       }
     }
   }
@@ -1119,8 +1134,7 @@ final class QueueEngine<T> {
 
   /** Ready items: not processing (even if re-added), not waiting. */
   int size() {
-    promoteAllDue();
-    lock.lock();
+    lockWithNothingDue();
     try {
       return order.size();
     } finally {
@@ -1129,8 +1143,7 @@ final class QueueEngine<T> {
   }
 
   int waitingCount() {
-    promoteAllDue();
-    lock.lock();
+    lockWithNothingDue();
     try {
       return waiting.size();
     } finally {

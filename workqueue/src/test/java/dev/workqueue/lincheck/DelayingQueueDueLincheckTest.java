@@ -2,6 +2,7 @@ package dev.workqueue.lincheck;
 
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueue;
+import dev.workqueue.WorkQueueBuilder;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * Lincheck test keeps the clock still.) Due keys are handed out straight from the waiting room,
  * and the {@code done} of such a key skips the queue's lock while no delayed add of it came
  * since the take: {@link #modelChecking_doneOfAKeyFromTheWaitingRoomRacingADelayedAddOfIt}
- * explores that race in every interleaving.
+ * explores that race ({@link QueueLincheckHarness#RACE_INVOCATIONS} interleavings).
  */
 @Tag("lincheck")
 @Param(name = "key", gen = IntGen.class, conf = "1:3")
@@ -30,8 +31,16 @@ public class DelayingQueueDueLincheckTest {
   private static final Duration STEP = DELAY.plusNanos(1);
 
   private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 1_000);
-  private final DelayingQueue<Integer> queue =
-      WorkQueue.<Integer>builder().clock(clock).buildDelaying();
+  private final DelayingQueue<Integer> queue = build(WorkQueue.<Integer>builder().clock(clock));
+
+  /**
+   * The queue under test, from a builder on the scenario's clock; {@link
+   * DelayingQueueDueCrowdedLincheckTest} builds it crowded. (Called while this instance is being
+   * built: it may use only {@code b}.)
+   */
+  protected DelayingQueue<Integer> build(WorkQueueBuilder<Integer> b) {
+    return b.buildDelaying();
+  }
 
   @Operation
   public void add(@Param(name = "key") int key) {
@@ -95,7 +104,27 @@ public class DelayingQueueDueLincheckTest {
         .addCustomScenario(race).check(test);
   }
 
-  private static Actor actor(Class<?> test, String operation, Object... args)
+  /**
+   * Counts racing a step of the clock and a {@code done} that promotes only its own key when
+   * it is due: {@code size} and {@code waitingCount} must count at one clock reading. They
+   * once promoted what was due and then counted in a second hold of the lock, so a count
+   * taken after the step saw key 3 promoted by the {@code done} and key 2 still waiting.
+   */
+  @Test
+  void modelChecking_countsRacingAStepAndAPromotionOfOneKey() throws NoSuchMethodException {
+    Class<?> test = getClass();
+    ExecutionScenario countsRacingAStep = new ExecutionScenario(
+        List.of(actor(test, "addAfter", 2), actor(test, "addAfter", 3)),
+        List.of(List.of(actor(test, "step"), actor(test, "done", 3)),
+            List.of(actor(test, "size"), actor(test, "waitingCount"))),
+        List.of(actor(test, "size"), actor(test, "waitingCount")),
+        null);
+    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0,
+        QueueLincheckHarness.RACE_INVOCATIONS)
+        .addCustomScenario(countsRacingAStep).check(test);
+  }
+
+  static Actor actor(Class<?> test, String operation, Object... args)
       throws NoSuchMethodException {
     return QueueLincheckHarness.actor(test, operation, args);
   }

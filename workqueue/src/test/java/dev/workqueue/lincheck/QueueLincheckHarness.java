@@ -87,8 +87,8 @@ public abstract class QueueLincheckHarness {
   /**
    * The race a generated scenario rarely hits: the worker's {@code done} of an item (which takes
    * no lock on a queue without metrics) against another thread's {@code add} of it. Model
-   * checking explores every interleaving of this one scenario; in each, the item is queued once
-   * afterwards.
+   * checking explores {@link #RACE_INVOCATIONS} interleavings of this one scenario; in each, the
+   * item is queued once afterwards.
    */
   @Test
   void modelChecking_doneRacingAnAddOfItsItem() throws NoSuchMethodException {

@@ -3,9 +3,7 @@ package dev.workqueue.lincheck;
 import dev.workqueue.CrowdedQueues;
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueueBuilder;
-import dev.workqueue.testsupport.LincheckRuns;
 import java.util.List;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.junit.jupiter.api.Tag;
@@ -35,16 +33,12 @@ public class DelayingQueueCrowdedLincheckTest extends DelayingQueueLincheckTest 
   @Test
   void modelChecking_addsRacingANewRound() throws NoSuchMethodException {
     Class<?> test = getClass();
-    ExecutionScenario addsRacingANewRound = new ExecutionScenario(
+    QueueLincheckHarness.checkRace(test, DelayingQueueSpec.class,
         List.of(actor(test, "add", 1), actor(test, "poll")),
         List.of(List.of(actor(test, "done", 1), actor(test, "add", 1)),
             List.of(actor(test, "add", 1)),
             List.of(actor(test, "addAfterZero", 1))),
-        List.of(actor(test, "poll"), actor(test, "size")),
-        null);
-    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0,
-        QueueLincheckHarness.RACE_INVOCATIONS)
-        .addCustomScenario(addsRacingANewRound).check(test);
+        List.of(actor(test, "poll"), actor(test, "size")));
   }
 
   /**

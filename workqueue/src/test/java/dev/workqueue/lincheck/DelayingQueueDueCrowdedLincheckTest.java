@@ -3,9 +3,7 @@ package dev.workqueue.lincheck;
 import dev.workqueue.CrowdedQueues;
 import dev.workqueue.DelayingQueue;
 import dev.workqueue.WorkQueueBuilder;
-import dev.workqueue.testsupport.LincheckRuns;
 import java.util.List;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.junit.jupiter.api.Tag;
@@ -36,16 +34,12 @@ public class DelayingQueueDueCrowdedLincheckTest extends DelayingQueueDueLinchec
   @Test
   void modelChecking_crowdedAddMeetingATakeOfItsDueKey() throws NoSuchMethodException {
     Class<?> test = getClass();
-    ExecutionScenario crowdedAddMeetsDueTake = new ExecutionScenario(
+    QueueLincheckHarness.checkRace(test, DueDelayingQueueSpec.class,
         List.of(),
         List.of(List.of(actor(test, "add", 1), actor(test, "size")),
             List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "poll")),
             List.of(actor(test, "poll"), actor(test, "done", 1))),
-        List.of(actor(test, "size"), actor(test, "poll"), actor(test, "waitingCount")),
-        null);
-    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0,
-        QueueLincheckHarness.RACE_INVOCATIONS)
-        .addCustomScenario(crowdedAddMeetsDueTake).check(test);
+        List.of(actor(test, "size"), actor(test, "poll"), actor(test, "waitingCount")));
   }
 
   /**

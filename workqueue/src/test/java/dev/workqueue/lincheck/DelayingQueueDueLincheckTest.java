@@ -8,7 +8,6 @@ import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
 import java.util.List;
 import org.jetbrains.kotlinx.lincheck.Actor;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -93,15 +92,11 @@ public class DelayingQueueDueLincheckTest {
   void modelChecking_doneOfAKeyFromTheWaitingRoomRacingADelayedAddOfIt()
       throws NoSuchMethodException {
     Class<?> test = getClass();
-    ExecutionScenario race = new ExecutionScenario(
+    QueueLincheckHarness.checkRace(test, DueDelayingQueueSpec.class,
         List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "poll")),
         List.of(List.of(actor(test, "done", 1)),
             List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "add", 2))),
-        List.of(actor(test, "size"), actor(test, "poll"), actor(test, "poll")),
-        null);
-    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0,
-        QueueLincheckHarness.RACE_INVOCATIONS)
-        .addCustomScenario(race).check(test);
+        List.of(actor(test, "size"), actor(test, "poll"), actor(test, "poll")));
   }
 
   /**
@@ -113,15 +108,11 @@ public class DelayingQueueDueLincheckTest {
   @Test
   void modelChecking_countsRacingAStepAndAPromotionOfOneKey() throws NoSuchMethodException {
     Class<?> test = getClass();
-    ExecutionScenario countsRacingAStep = new ExecutionScenario(
+    QueueLincheckHarness.checkRace(test, DueDelayingQueueSpec.class,
         List.of(actor(test, "addAfter", 2), actor(test, "addAfter", 3)),
         List.of(List.of(actor(test, "step"), actor(test, "done", 3)),
             List.of(actor(test, "size"), actor(test, "waitingCount"))),
-        List.of(actor(test, "size"), actor(test, "waitingCount")),
-        null);
-    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 0,
-        QueueLincheckHarness.RACE_INVOCATIONS)
-        .addCustomScenario(countsRacingAStep).check(test);
+        List.of(actor(test, "size"), actor(test, "waitingCount")));
   }
 
   static Actor actor(Class<?> test, String operation, Object... args)

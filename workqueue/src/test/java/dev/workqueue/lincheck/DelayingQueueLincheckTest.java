@@ -8,7 +8,6 @@ import dev.workqueue.testsupport.LincheckRuns;
 import java.time.Duration;
 import java.util.List;
 import org.jetbrains.kotlinx.lincheck.Actor;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -124,16 +123,12 @@ public class DelayingQueueLincheckTest {
   @Test
   void modelChecking_addRacingShutDown() throws NoSuchMethodException {
     Class<?> test = getClass();
-    ExecutionScenario addRacingShutDown = new ExecutionScenario(
+    QueueLincheckHarness.checkRace(test, DelayingQueueSpec.class,
         List.of(),
         List.of(List.of(actor(test, "add", 1), actor(test, "size")),
             List.of(actor(test, "shutDown"), actor(test, "poll")),
             List.of(actor(test, "poll"), actor(test, "add", 2))),
-        List.of(actor(test, "poll"), actor(test, "size")),
-        null);
-    LincheckRuns.modelChecking(DelayingQueueSpec.class, 0,
-        QueueLincheckHarness.RACE_INVOCATIONS)
-        .addCustomScenario(addRacingShutDown).check(test);
+        List.of(actor(test, "poll"), actor(test, "size")));
   }
 
   static Actor actor(Class<?> test, String operation, Object... args)

@@ -103,13 +103,10 @@ public abstract class QueueLincheckHarness {
    */
   static void checkDoneRacingAnAdd(Class<?> test, Class<?> spec) throws NoSuchMethodException {
     Actor add = actor(test, "add", 1);
-    ExecutionScenario doneRacingAdd = new ExecutionScenario(
+    checkRace(test, spec,
         List.of(add, actor(test, "poll")),
         List.of(List.of(actor(test, "done", 1)), List.of(add)),
-        List.of(actor(test, "size"), actor(test, "poll")),
-        null);
-    LincheckRuns.modelChecking(spec, 0, RACE_INVOCATIONS).addCustomScenario(doneRacingAdd)
-        .check(test);
+        List.of(actor(test, "size"), actor(test, "poll")));
   }
 
   /**
@@ -127,14 +124,22 @@ public abstract class QueueLincheckHarness {
   static void checkAddsOfANewItemRacingATake(Class<?> test, Class<?> spec)
       throws NoSuchMethodException {
     Actor add = actor(test, "add", 1);
-    ExecutionScenario addsRacing = new ExecutionScenario(
+    checkRace(test, spec,
         List.of(actor(test, "add", 2)),
         List.of(List.of(add, actor(test, "size")), List.of(add, actor(test, "poll")),
             List.of(actor(test, "poll"), actor(test, "size"))),
-        List.of(actor(test, "poll"), actor(test, "size")),
-        null);
-    LincheckRuns.modelChecking(spec, 0, RACE_INVOCATIONS).addCustomScenario(addsRacing)
-        .check(test);
+        List.of(actor(test, "poll"), actor(test, "size")));
+  }
+
+  /**
+   * Model-checks one hand-written race scenario of {@code test}'s operations against {@code
+   * spec}: {@code init} runs first on one thread, then each list of {@code parallel} on a thread
+   * of its own, then {@code post}. Explores {@link #RACE_INVOCATIONS} interleavings.
+   */
+  static void checkRace(Class<?> test, Class<?> spec, List<Actor> init,
+      List<List<Actor>> parallel, List<Actor> post) {
+    LincheckRuns.modelChecking(spec, 0, RACE_INVOCATIONS)
+        .addCustomScenario(new ExecutionScenario(init, parallel, post, null)).check(test);
   }
 
   static Actor actor(Class<?> test, String operation, Object... args)

@@ -774,19 +774,11 @@ final class QueueEngine<T> {
   }
 
   /**
-   * Promotes everything due, a batch per hold of the lock, for a full promotion (shutdown).
-   */
-  private void promoteAllDue() {
-    lockWithNothingDue();
-    lock.unlock();
-  }
-
-  /**
    * Promotes everything due, a batch per hold of the lock, and returns holding the lock, with
-   * nothing due at the clock reading taken in this hold: a count read before the caller
-   * unlocks is exact at that reading ({@code size}, {@code waitingCount}). Counting in a later
-   * hold would let the clock move between the two, and an add or {@code done} in between
-   * promote some of what fell due and not the rest.
+   * nothing due at the clock reading taken in this hold: a count read, or a shutdown made,
+   * before the caller unlocks is exact at that reading ({@code size}, {@code waitingCount},
+   * {@code shutDown}). Doing it in a later hold would let the clock move between the two, and
+   * the count (or the shutdown's last promotion) take some of what fell due and not the rest.
    */
   private void lockWithNothingDue() {
     while (true) {
@@ -1183,27 +1175,45 @@ final class QueueEngine<T> {
 
   // ---- shutdown ----
 
+  // A shutdown keeps what is due at one clock reading and discards the rest: it promotes in
+  // batches until nothing is due at a reading taken in the hold it then shuts down in (the
+  // lock is reentrant; a drain's wait lets go of both holds).
+
   void shutDown() {
-    promoteAllDue();
-    shutdown.shutDown();
+    lockWithNothingDue();
+    try {
+      shutdown.shutDown();
+    } finally {
+      lock.unlock();
+    }
   }
 
   void shutDownWithDrain() throws InterruptedException {
-    promoteAllDue();
-    shutdown.shutDownWithDrain();
+    lockWithNothingDue();
+    try {
+      shutdown.shutDownWithDrain();
+    } finally {
+      lock.unlock();
+    }
   }
 
   boolean shutDownWithDrain(java.time.Duration timeout) throws InterruptedException {
-    promoteAllDue();
-    return shutdown.shutDownWithDrain(timeout);
+    lockWithNothingDue();
+    try {
+      return shutdown.shutDownWithDrain(timeout);
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Once, under the lock: adds stop, waiting items are discarded, gets wake. */
+  /**
+   * Once, under the lock, with nothing due ({@link #lockWithNothingDue} in this hold): adds
+   * stop, waiting items are discarded, gets wake.
+   */
   private void markShuttingDown() {
     if (shuttingDown) {
       return;
     }
-    wake(promoteLocked(nowIfNeeded())); // what fell due since promoteAllDue
     shuttingDown = true;
     if (fifo != null) {
       fifo.close(); // after the flag: an add without the lock that finds it closed sees the flag

@@ -783,6 +783,31 @@ class QueueContractTest {
     });
   }
 
+  /**
+   * A shutdown decides what is due at one reading of the clock: items with one ready time are
+   * all kept or all discarded. It used to promote what was due, let the lock go, and promote
+   * one more batch at a second reading before discarding the rest, so with the time moving
+   * past their ready time in between, a batch of them was handed out and the others dropped.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void shutDown_keepsOrDiscardsItemsDueTogether_allAlike_whileTheClockMoves(QueueKind kind)
+      throws Exception {
+    assumeTrue(kind.delays(), "needs addAfter");
+    TestClock moving = TestClock.counting();
+    DelayingQueue<String> q = remember(kind.delaying(WorkQueue.<String>builder().clock(moving)));
+    int n = 200; // more than a promotion batch
+    for (int i = 0; i < n; i++) {
+      q.addAfter("k/" + i, ofSeconds(1));
+    }
+    moving.afterNextRead(() -> moving.time.step(ofSeconds(2)));
+    q.shutDown();
+    int handedOut = assertTimeoutPreemptively(GUARD, () -> drainNow(q)).size();
+    assertTrue(handedOut == 0 || handedOut == n,
+        "all " + n + " items fell due at once: kept or discarded alike, but " + handedOut
+            + " were handed out");
+  }
+
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void shutDownWithDrain_discardsWaitingItems_andDrainsTheRest(QueueKind kind) throws Exception {

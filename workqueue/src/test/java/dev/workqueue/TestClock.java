@@ -5,6 +5,7 @@ import dev.workqueue.clock.Clock;
 import dev.workqueue.clock.FakeClock;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
@@ -28,6 +29,7 @@ final class TestClock implements Clock {
   final FakeClock time = new FakeClock();
   private final Mode mode;
   private final AtomicInteger schedules = new AtomicInteger();
+  private final AtomicReference<Runnable> afterNextRead = new AtomicReference<>();
 
   private TestClock(Mode mode) {
     this.mode = mode;
@@ -50,9 +52,23 @@ final class TestClock implements Clock {
     return schedules.get();
   }
 
+  /**
+   * Runs {@code action} once, right after the next reading of this clock (so that reading
+   * still returns the time before it): for a test that moves the time between two readings a
+   * component takes in one operation.
+   */
+  void afterNextRead(Runnable action) {
+    afterNextRead.set(action);
+  }
+
   @Override
   public long nanoTime() {
-    return time.nanoTime();
+    long now = time.nanoTime();
+    Runnable action = afterNextRead.getAndSet(null);
+    if (action != null) {
+      action.run();
+    }
+    return now;
   }
 
   @Override

@@ -462,8 +462,9 @@ final class DefaultController<T> implements Controller<T> {
   public ControllerStatus status() {
     ControllerRun<T> r = run;
     RateLimitingQueue<T> q = queue;
-    int queued = q.isShuttingDown() ? 0 : q.size();
+    // Waiting first: a key that falls due in between is then counted twice, not missed.
     int waiting = q.isShuttingDown() ? 0 : q.waitingCount();
+    int queued = q.isShuttingDown() ? 0 : q.size();
     int busy = 0;
     long ended = NEVER;
     for (ControllerRun<T> live : liveRuns) {

@@ -1176,8 +1176,8 @@ final class QueueEngine<T> {
   // ---- shutdown ----
 
   // A shutdown keeps what is due at one clock reading and discards the rest: it promotes in
-  // batches until nothing is due at a reading taken in the hold it then shuts down in (the
-  // lock is reentrant; a drain's wait lets go of both holds).
+  // batches until nothing is due at a reading taken in the hold it then shuts down in (Shutdown
+  // runs in that one hold, which a drain's wait lets go of).
 
   void shutDown() {
     lockWithNothingDue();

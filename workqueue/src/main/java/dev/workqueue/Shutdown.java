@@ -51,48 +51,40 @@ final class Shutdown {
     }
   }
 
-  /** {@code shutDown}: stops the queue and ends any draining wait. */
+  // The three shutdowns run in the caller's one hold of the lock (the engine takes it so that
+  // nothing is due at its clock reading): a drain's wait through the clock lets go of that hold
+  // once, as Clock#awaitUntil expects, and the queue is free to others meanwhile.
+
+  /** {@code shutDown}, under the lock: stops the queue and ends any draining wait. */
   void shutDown() {
-    lock.lock();
-    try {
-      markShuttingDown.run();
-      draining = false;
-      drained.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    markShuttingDown.run();
+    draining = false;
+    drained.signalAll();
   }
 
-  /** {@code shutDownWithDrain()}: stops the queue and waits until everything is done. */
+  /**
+   * {@code shutDownWithDrain()}, under the lock: stops the queue and waits until everything is
+   * done.
+   */
   void shutDownWithDrain() throws InterruptedException {
-    lock.lock();
-    try {
-      markShuttingDown.run();
-      draining = true;
-      while (draining && !empty.getAsBoolean()) {
-        drained.await();
-      }
-    } finally {
-      lock.unlock();
+    markShuttingDown.run();
+    draining = true;
+    while (draining && !empty.getAsBoolean()) {
+      drained.await();
     }
   }
 
-  /** {@code shutDownWithDrain(timeout)}: as above, for at most {@code timeout}. */
+  /** {@code shutDownWithDrain(timeout)}, under the lock: as above, for at most {@code timeout}. */
   boolean shutDownWithDrain(Duration timeout) throws InterruptedException {
     Checks.nonNull(timeout, "timeout");
-    lock.lock();
-    try {
-      markShuttingDown.run();
-      draining = true;
-      long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
-      while (draining && !empty.getAsBoolean()) {
-        if (clock.awaitUntil(lock, drained, deadline) <= 0) {
-          break;
-        }
+    markShuttingDown.run();
+    draining = true;
+    long deadline = TimeMath.deadline(clock.nanoTime(), TimeMath.delayNanos(timeout));
+    while (draining && !empty.getAsBoolean()) {
+      if (clock.awaitUntil(lock, drained, deadline) <= 0) {
+        break;
       }
-      return empty.getAsBoolean();
-    } finally {
-      lock.unlock();
     }
+    return empty.getAsBoolean();
   }
 }

@@ -4,6 +4,7 @@ import static dev.workqueue.metrics.MetricsProvider.ADDS;
 import static dev.workqueue.metrics.MetricsProvider.DEPTH;
 import static dev.workqueue.metrics.MetricsProvider.RETRIES;
 import static dev.workqueue.metrics.MetricsProvider.WORK_DURATION;
+import static java.time.Duration.ofHours;
 import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofSeconds;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.workqueue.QueueThreads.Running;
+import dev.workqueue.clock.Cancellable;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.clock.FakeClock;
 import dev.workqueue.metrics.MetricsProvider;
@@ -39,6 +41,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -540,6 +545,49 @@ class QueueContractTest {
     assertFalse(drain.result().isDone());
     clock.step(ofMillis(1));
     assertFalse(result(drain));
+  }
+
+  /**
+   * A timed drain waits through its clock's {@code awaitUntil}, whose contract has the caller
+   * hold the lock once: a clock that lets it go once while it waits (here for 50 µs at a time,
+   * returning early, as the contract allows) must leave the queue free to others. The drain
+   * once called it holding the lock twice (the engine's hold and the drain's own), so a
+   * {@code done} never got the lock and the drain never ended.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void shutDownWithDrain_timed_onAClockThatLetsTheLockGoOnce_letsADoneFinishIt(QueueKind kind)
+      throws Exception {
+    FakeClock time = new FakeClock();
+    Clock napping = new Clock() {
+      @Override
+      public long nanoTime() {
+        return time.nanoTime();
+      }
+
+      @Override
+      public long awaitUntil(Lock lock, Condition condition, long deadlineNanos) {
+        lock.unlock();
+        try {
+          LockSupport.parkNanos(50_000);
+        } finally {
+          lock.lock();
+        }
+        return deadlineNanos - time.nanoTime();
+      }
+
+      @Override
+      public Cancellable schedule(long deadlineNanos, Runnable task) {
+        return time.schedule(deadlineNanos, task);
+      }
+    };
+    WorkQueue<String> q = remember(kind.build(napping));
+    q.add(A);
+    take(q);
+    Running<Boolean> drain = threads.start("drain", () -> q.shutDownWithDrain(ofHours(1)));
+    await().atMost(10, SECONDS).until(q::isShuttingDown);
+    assertTimeoutPreemptively(GUARD, () -> q.done(A), "done waited for the drain's lock");
+    assertTrue(result(drain), "drained once A was done");
   }
 
   @ParameterizedTest

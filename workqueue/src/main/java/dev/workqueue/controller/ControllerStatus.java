@@ -6,8 +6,9 @@ import java.util.Optional;
 /**
  * A snapshot of a {@link Controller}, for health and readiness checks: whether it runs, its
  * workers, its queue and its last reconcile. The parts are read one after another, not
- * atomically together: a key that falls due while they are read may be counted in both
- * {@code waiting} and {@code queued}, never in neither.
+ * atomically together. A key that falls due while they are read may be counted in both
+ * {@code waiting} and {@code queued} (not in neither); a key that moves between the queue and
+ * a worker meanwhile may be missed by all three counts.
  *
  * @param running true between {@code start} and {@code stop}
  * @param configuredWorkers the workers a run starts

@@ -51,12 +51,14 @@ class Entry<T> {
 
   private static final VarHandle STAMP;
   private static final VarHandle NO_DELAYED_ADD;
+  private static final VarHandle MAP_NEXT;
 
   static {
     try {
       STAMP = MethodHandles.lookup().findVarHandle(Entry.class, "stamp", long.class);
       NO_DELAYED_ADD =
           MethodHandles.lookup().findVarHandle(Entry.class, "noDelayedAdd", boolean.class);
+      MAP_NEXT = MethodHandles.lookup().findVarHandle(Entry.class, "mapNext", Entry.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -98,11 +100,24 @@ class Entry<T> {
   boolean appendPending;
 
   @SuppressWarnings("unused") // through STAMP
-  private volatile long stamp = FRESH;
+  private volatile long stamp;
+
+  /** The item's spread hash, stored by the queue's {@link EntryMap} as it takes the entry in. */
+  int mapHash;
+  /**
+   * The next node in the {@link EntryMap}'s bin: read with acquire, as the map's readers take no
+   * lock while a removal or resize relinks the chain.
+   */
+  @SuppressWarnings("unused") // through MAP_NEXT
+  private Entry<T> mapNext;
 
   Entry(T item, int priority) {
     this.item = item;
     this.priority = priority;
+    // A plain store, not the volatile one an initializer would make (a full fence on x86, on
+    // every new entry): no thread can see the entry before it is published, through the map,
+    // the intake or the lock, and each of those orders this store before it.
+    STAMP.set(this, FRESH);
   }
 
   final boolean isDirty() {
@@ -240,6 +255,25 @@ class Entry<T> {
   /** The stamp as published; for invariant checks. */
   final long stamp() {
     return (long) STAMP.getVolatile(this);
+  }
+
+  /** The next node in the map's bin, as a lock-free reader reads it. */
+  @SuppressWarnings("unchecked")
+  final Entry<T> mapNext() {
+    return (Entry<T>) MAP_NEXT.getAcquire(this);
+  }
+
+  /** Before the map publishes this entry: its successor in the bin (a plain store). */
+  final void linkMapNext(Entry<T> next) {
+    MAP_NEXT.set(this, next);
+  }
+
+  /**
+   * A published entry's new successor in the bin (a release store: a reader that follows the new
+   * link sees the node it leads to as it was made).
+   */
+  final void relinkMapNext(Entry<T> next) {
+    MAP_NEXT.setRelease(this, next);
   }
 
   @Override

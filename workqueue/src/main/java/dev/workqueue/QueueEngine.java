@@ -2,7 +2,8 @@ package dev.workqueue;
 
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.TimeMath;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -206,7 +207,7 @@ final class QueueEngine<T> {
    */
   private volatile boolean anyWaiting;
 
-  private final ConcurrentHashMap<T, Entry<T>> entries = new ConcurrentHashMap<>();
+  private final EntryMap<T> entries = new EntryMap<>();
   private final DelayHeap<T> waiting;
   private final DelayWakeup wakeup;
   private final Shutdown shutdown;
@@ -313,34 +314,17 @@ final class QueueEngine<T> {
     fresh.readySince = lastNow; // nothing waits: no waiting item can be ready before this
     boolean viaLock = crowded;
     fresh.appendPending = viaLock; // published to locked paths by the map's insert
-    Entry<T> e;
-    try {
-      e = insert(item, fresh); // the item's equals may throw: nothing has changed then
-    } catch (RuntimeException | Error t) {
-      boolean drop = true;
-      if (viaLock) { // the map may have taken it in before it threw, and a locked path met it
-        try {
-          drop = claimPending(fresh); // false: it is in line already, so it stays
-        } catch (RuntimeException | Error again) {
-          t.addSuppressed(again); // still pending: the next locked path to meet it puts it in line
-          drop = false;
-        }
-      }
-      if (drop) {
-        dropAfterFailedInsert(item, fresh, t);
-      }
-      throw t;
-    }
+    Entry<T> e = insert(item, fresh); // the item's hashCode or equals may throw: no change
     if (e != null) {
       return e.tryMerge(0) ? null : e;
     }
     if (viaLock) {
-      appendCrowded(item, fresh);
+      appendCrowded(fresh);
       return null;
     }
     int offered = intake.offer(fresh);
     if (offered == FifoOrder.CLOSED_TO_OFFERS) { // the queue shut down after this add read the flag
-      dropUnoffered(item, fresh);
+      dropUnoffered(fresh);
       shutdown.lockAndSignalIfDrained();
       return null;
     }
@@ -369,7 +353,7 @@ final class QueueEngine<T> {
    * path that met it did that first ({@link #appendPendingLocked}), or leaves the map if the
    * queue shut down.
    */
-  private void appendCrowded(T item, Entry<T> fresh) {
+  private void appendCrowded(Entry<T> fresh) {
     boolean closed = false;
     lock.lock();
     try {
@@ -385,23 +369,8 @@ final class QueueEngine<T> {
       lock.unlock();
     }
     if (closed) { // still FRESH, and no longer pending: a locked path waits for this, not the lock
-      dropUnoffered(item, fresh);
+      dropUnoffered(fresh);
       shutdown.lockAndSignalIfDrained();
-    }
-  }
-
-  /**
-   * Takes a crowded add's entry back from the locked paths that could put it in line ({@link
-   * Entry#appendPending}): false if one already did.
-   */
-  private boolean claimPending(Entry<T> fresh) {
-    lock.lock();
-    try {
-      boolean pending = fresh.appendPending;
-      fresh.appendPending = false;
-      return pending;
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -423,24 +392,9 @@ final class QueueEngine<T> {
    * An entry that never reached the intake (or, made under the lock, the order) leaves the map,
    * retired, so an add waiting for its publication ({@link Entry#awaitPublished}) goes on.
    */
-  private void dropUnoffered(T item, Entry<T> fresh) {
+  private void dropUnoffered(Entry<T> fresh) {
     fresh.retireUnoffered();
-    entries.remove(item, fresh);
-  }
-
-  /**
-   * After the map threw while inserting {@code fresh}: the item's {@code equals} (nothing has
-   * changed then), or the map failing after it took the entry in (an {@code OutOfMemoryError}
-   * while it grows), where an entry left unpublished would make every later add of the item
-   * wait for it forever. So the entry is dropped as {@link #dropUnoffered} does; a second throw
-   * of the item's {@code equals} is added to {@code cause}.
-   */
-  private void dropAfterFailedInsert(T item, Entry<T> fresh, Throwable cause) {
-    try {
-      dropUnoffered(item, fresh);
-    } catch (RuntimeException | Error again) {
-      cause.addSuppressed(again);
-    }
+    entries.remove(fresh);
   }
 
   /**
@@ -581,8 +535,7 @@ final class QueueEngine<T> {
         }
         try {
           e = insert(item, fresh); // one map operation for a new item
-        } catch (RuntimeException | Error t) {
-          dropAfterFailedInsert(item, fresh, t);
+        } catch (RuntimeException | Error t) { // the map is unchanged
           order.released(fresh);
           throw t;
         }
@@ -632,7 +585,8 @@ final class QueueEngine<T> {
   /**
    * Puts {@code fresh} in the map unless {@code item} has a live entry there, which it returns
    * (null if {@code fresh} went in). A retired entry still in the map is replaced. With or
-   * without the lock.
+   * without the lock. If the item's {@code hashCode} or {@code equals} throws (or the map fails
+   * to grow), the map is unchanged ({@link EntryMap}): {@code fresh} is in no one's sight.
    */
   private Entry<T> insert(T item, Entry<T> fresh) {
     Entry<T> e;
@@ -1067,7 +1021,7 @@ final class QueueEngine<T> {
       seen = entries.get(item);
       if (seen != null && (nothingWaits || !seen.mayHaveDelayedAdd())
           && seen.tryRetire()) { // processing and not added since: it leaves
-        entries.remove(item, seen);
+        entries.remove(seen);
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
           shutdown.lockAndSignalIfDrained();
         }
@@ -1097,7 +1051,7 @@ final class QueueEngine<T> {
       }
       e.processing = false;
       if (e.ready == Entry.NONE) { // retired
-        entries.remove(item, e);
+        entries.remove(e);
         order.released(e);
       } else { // HELD: dirty all along (depth and priority unchanged); it joins its line now
         e.ready = Entry.READY;
@@ -1247,7 +1201,9 @@ final class QueueEngine<T> {
       int ready = order.size(); // drains the FIFO's intake first: its entries join the line
       int queued = 0;
       int held = 0;
-      for (Entry<T> e : entries.values()) {
+      List<Entry<T>> all = new ArrayList<>();
+      entries.forEach(all::add);
+      for (Entry<T> e : all) {
         if (e.isRetired() || (!e.isDirty() && !e.processing)) {
           return false;
         }

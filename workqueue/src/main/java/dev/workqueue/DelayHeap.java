@@ -27,13 +27,16 @@ import org.slf4j.LoggerFactory;
  * full: each entry is heap position + 1 in its low {@code posBits} bits (0 = empty) and a
  * fingerprint of the item's hash in the bits above. A probe reads the table only, and
  * dereferences an item only when a fingerprint matches, so looking up an absent item (every
- * first {@code addAfter}) costs one random memory access. Nothing stores the full hash:
- * deletion and table resizing recompute it from the item.
+ * first {@code addAfter}) costs one random memory access. Each item's full hash is kept by
+ * heap position in {@code hashes}, taken once when the item came in: deletion and table
+ * resizing read it there, so they never call an item's {@code hashCode} while they move other
+ * items' slots (one that throws, or a key changed while it waits, costs no other item its
+ * place).
  *
  * <p>Arrays grow by half and the table doubles with the number of items; both shrink, in one
  * step to the size they need, once fewer than {@link #SHRINK_LIMIT} items are left (so a
- * draining heap never pauses for a big copy or rehash). About 28 bytes per item plus array slack, against ~80 for a heap
- * plus a {@code HashMap<T, Integer>}.
+ * draining heap never pauses for a big copy or rehash). About 32 bytes per item plus array
+ * slack, against ~80 for a heap plus a {@code HashMap<T, Integer>}.
  *
  * <p><b>Times</b> are clock readings and may wrap: they are compared by the sign of their
  * difference, which is valid while all pending ready times lie within 2^63 ns of each other
@@ -73,6 +76,13 @@ final class DelayHeap<T> {
   /** By heap position, each item's payload (a priority queue's priority); null if unused. */
   private int[] payloads;
   private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | index slot
+  /**
+   * By heap position, each item's hash ({@link #hash}), taken once when the item came in: the
+   * index's deletions and rebuilds read it here, so they call no item's {@code hashCode} (which
+   * could throw, or answer differently for a key changed while it waits) while they move other
+   * items' slots.
+   */
+  private int[] hashes;
   private int size;
   private int nextSeq = Integer.MIN_VALUE;
 
@@ -103,6 +113,7 @@ final class DelayHeap<T> {
     items = new Object[MIN_CAPACITY];
     payloads = withPayload ? new int[MIN_CAPACITY] : null;
     keys = new long[2 * MIN_CAPACITY];
+    hashes = new int[MIN_CAPACITY];
     newTable(MIN_TABLE);
   }
 
@@ -251,7 +262,8 @@ final class DelayHeap<T> {
       payloads[pos] = payload;
     }
     if (at - keys[2 * pos] < 0) {
-      siftUp(pos, items[pos], at, keys[2 * pos + 1], payload(pos)); // keeps the waiting instance
+      // keeps the waiting instance
+      siftUp(pos, items[pos], at, keys[2 * pos + 1], payload(pos), hashes[pos]);
       return true;
     }
     return false;
@@ -281,10 +293,11 @@ final class DelayHeap<T> {
     // takeSeq may have renumbered: the entry's position is unchanged, its seq is replaced.
     Object waiting = items[pos]; // keeps the instance that waits
     int p = payload(pos);
+    int h = hashes[pos];
     if (at - old < 0) {
-      siftUp(pos, waiting, at, meta, p);
+      siftUp(pos, waiting, at, meta, p, h);
     } else {
-      siftDown(pos, waiting, at, meta, p);
+      siftDown(pos, waiting, at, meta, p, h);
     }
   }
 
@@ -328,6 +341,7 @@ final class DelayHeap<T> {
     items = new Object[MIN_CAPACITY];
     payloads = payloads == null ? null : new int[MIN_CAPACITY];
     keys = new long[2 * MIN_CAPACITY];
+    hashes = new int[MIN_CAPACITY];
     newTable(MIN_TABLE);
   }
 
@@ -355,7 +369,8 @@ final class DelayHeap<T> {
       slot = emptySlot(hash);
     }
     int seq = takeSeq();
-    siftUp(size++, item, at, pack(seq, (hash << posBits) | slot), payload); // place writes the slot
+    // place writes the slot
+    siftUp(size++, item, at, pack(seq, (hash << posBits) | slot), payload, hash);
   }
 
   private void removeAt(int pos) {
@@ -366,10 +381,11 @@ final class DelayHeap<T> {
       long at = keys[2 * last];
       long meta = keys[2 * last + 1];
       int p = payload(last);
+      int h = hashes[last];
       if (pos > 0 && before(at, meta, (pos - 1) / ARITY)) {
-        siftUp(pos, item, at, meta, p);
+        siftUp(pos, item, at, meta, p, h);
       } else {
-        siftDown(pos, item, at, meta, p);
+        siftDown(pos, item, at, meta, p, h);
       }
     }
     items[last] = null;
@@ -385,32 +401,34 @@ final class DelayHeap<T> {
   }
 
   /** Puts the entry at {@code pos} and points its index slot there. */
-  private void place(int pos, Object item, long at, long meta, int payload) {
+  private void place(int pos, Object item, long at, long meta, int payload, int hash) {
     items[pos] = item;
     if (payloads != null) {
       payloads[pos] = payload;
     }
     keys[2 * pos] = at;
     keys[2 * pos + 1] = meta;
+    hashes[pos] = hash;
     int link = (int) meta; // writes the slot without reading it: no miss on a large index
     table[link & posMask] = (link & ~posMask) | (pos + 1);
   }
 
   /** Moves (item, at, meta) from the hole at {@code pos} towards the root to its place. */
-  private void siftUp(int pos, Object item, long at, long meta, int payload) {
+  private void siftUp(int pos, Object item, long at, long meta, int payload, int hash) {
     while (pos > 0) {
       int parent = (pos - 1) / ARITY;
       if (!before(at, meta, parent)) {
         break;
       }
-      place(pos, items[parent], keys[2 * parent], keys[2 * parent + 1], payload(parent));
+      place(pos, items[parent], keys[2 * parent], keys[2 * parent + 1], payload(parent),
+          hashes[parent]);
       pos = parent;
     }
-    place(pos, item, at, meta, payload);
+    place(pos, item, at, meta, payload, hash);
   }
 
   /** Moves (item, at, meta) from the hole at {@code pos} towards the leaves to its place. */
-  private void siftDown(int pos, Object item, long at, long meta, int payload) {
+  private void siftDown(int pos, Object item, long at, long meta, int payload, int hash) {
     while (true) {
       int first = ARITY * pos + 1;
       if (first >= size) {
@@ -432,10 +450,10 @@ final class DelayHeap<T> {
       if (!before(childAt, childMeta, at, meta)) {
         break;
       }
-      place(pos, items[child], childAt, childMeta, payload(child));
+      place(pos, items[child], childAt, childMeta, payload(child), hashes[child]);
       pos = child;
     }
-    place(pos, item, at, meta, payload);
+    place(pos, item, at, meta, payload, hash);
   }
 
   private static boolean before(long at1, long meta1, long at2, long meta2) {
@@ -457,6 +475,7 @@ final class DelayHeap<T> {
       payloads = Arrays.copyOf(payloads, capacity);
     }
     keys = Arrays.copyOf(keys, 2 * capacity);
+    hashes = Arrays.copyOf(hashes, capacity);
   }
 
   /** The next insertion number; renumbers the live entries when they run out. */
@@ -544,7 +563,7 @@ final class DelayHeap<T> {
     table[hole] = 0;
     for (int s = (hole + 1) & mask; table[s] != 0; s = (s + 1) & mask) {
       int pos = position(table[s]);
-      int h = home(hash(items[pos]));
+      int h = home(hashes[pos]);
       // The entry at s may move into the hole unless its home lies cyclically in (hole, s].
       boolean stays = hole <= s ? (hole < h && h <= s) : (hole < h || h <= s);
       if (!stays) {
@@ -568,7 +587,7 @@ final class DelayHeap<T> {
   /** Re-enters every position into a fresh table. */
   private void rehash() {
     for (int pos = 0; pos < size; pos++) {
-      int hash = hash(items[pos]);
+      int hash = hashes[pos];
       int slot = emptySlot(hash);
       table[slot] = entry(hash, pos);
       keys[2 * pos + 1] = pack((int) (keys[2 * pos + 1] >> 32), (hash << posBits) | slot);
@@ -590,7 +609,8 @@ final class DelayHeap<T> {
         int pos = position(table[s]);
         int link = (int) keys[2 * pos + 1];
         if (pos >= size || (link & posMask) != s || (link & ~posMask) != (table[s] & ~posMask)
-            || (table[s] & ~posMask) != hash(items[pos]) << posBits) {
+            || (table[s] & ~posMask) != hashes[pos] << posBits
+            || hashes[pos] != hash(items[pos])) {
           return false;
         }
       }

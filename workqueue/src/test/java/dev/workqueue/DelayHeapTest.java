@@ -124,6 +124,75 @@ class DelayHeapTest {
     assertTrue(h.checkInvariants());
   }
 
+  /** A key whose hash code the test can change, or make throw, while it waits. */
+  static final class FlakyKey {
+    final int id;
+    int hash;
+    boolean throwing;
+
+    FlakyKey(int id) {
+      this.id = id;
+      this.hash = id % 7;
+    }
+
+    @Override
+    public int hashCode() {
+      if (throwing) {
+        throw new IllegalStateException("hashCode of " + id);
+      }
+      return hash;
+    }
+
+    @Override
+    public String toString() {
+      return "k" + id;
+    }
+  }
+
+  /**
+   * A waiting item whose hashCode later throws, or changes (a key mutated while it waits), is
+   * that item's problem only: removing and polling the other items, which shifts the index's
+   * probe runs the item sits in and rebuilds the index as the heap shrinks, calls no other
+   * item's hashCode, and every other item stays findable and comes out in order.
+   */
+  @Test
+  void anItemWhoseHashCodeLaterThrowsOrChanges_costsNoOtherItemItsPlace() {
+    for (boolean throwing : new boolean[] {true, false}) {
+      DelayHeap<FlakyKey> h = new DelayHeap<>();
+      List<FlakyKey> keys = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        FlakyKey k = new FlakyKey(i);
+        keys.add(k);
+        h.offerEarliest(k, i);
+      }
+      FlakyKey bad = keys.get(100);
+      if (throwing) {
+        bad.throwing = true;
+      } else {
+        bad.hash = 3; // another home, as a mutated key's would be
+      }
+      for (int i = 0; i < 200; i += 3) { // removals from the middle of probe runs (not k100)
+        assertTrue(h.remove(keys.get(i)), "remove k" + i + (throwing ? " (throwing)" : ""));
+      }
+      for (int i = 0; i < 200; i++) {
+        if (i % 3 != 0 && i != 100) {
+          assertTrue(h.contains(keys.get(i)), "k" + i + " still waits");
+        }
+      }
+      List<Integer> out = new ArrayList<>();
+      while (!h.isEmpty()) {
+        out.add(h.poll().id); // polls shrink the heap and rebuild its index
+      }
+      List<Integer> expected = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        if (i % 3 != 0) {
+          expected.add(i);
+        }
+      }
+      assertEquals(expected, out, throwing ? "throwing" : "changed");
+    }
+  }
+
   @Test
   void growAndShrink_keepEverything() {
     DelayHeap<Integer> h = new DelayHeap<>();

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The queue's item-to-entry map: a concurrent hash map whose nodes are the entries themselves
@@ -37,9 +38,12 @@ import java.util.function.Consumer;
  * change: if either throws, the map has not changed. Removals, replacements and resizes call
  * no user code (they compare entries by identity and use the stored hash).
  *
- * <p><b>The count</b> never reads below the number of entries in the map: an insert counts
- * itself in before its compare-and-set (and out again if that fails), a removal after it.
- * So {@link #isEmpty} never answers true while an entry is in the map.
+ * <p><b>The count</b> is a {@link LongAdder}: an insert counts itself in before its
+ * compare-and-set (and out again if its entry did not go in), a removal after it, so that an
+ * entry is never in the map uncounted. A caller that must not miss the map becoming empty
+ * looks again after an insert that left nothing in (the queue's drain does). A sum read while
+ * others change the count may still be off by what they do meanwhile (it reads one cell after
+ * another), so {@link #isEmpty} confirms a sum of 0 by looking at the bins.
  *
  * <p>Items with many equal hash codes make long chains, and operations on them cost a step
  * per node (a {@code ConcurrentHashMap} can order such a bin as a tree if the items are
@@ -200,33 +204,49 @@ final class EntryMap<T> {
     return false;
   }
 
-  /** Whether no entry is in the map. */
+  /**
+   * Whether no entry is in the map: the count says 0, and a look at every bin finds no entry
+   * (an entry that stays in the map while this runs is found; the scan runs only when the
+   * count says 0).
+   */
   boolean isEmpty() {
-    return count.sum() <= 0;
+    return count.sum() <= 0 && visitAll(e -> false);
   }
 
   /** Each entry in the map (for invariant checks: not while others change the map). */
   void forEach(Consumer<Entry<T>> action) {
-    Table<T> t = table;
-    for (int i = 0; i < t.bins.length; i++) {
-      forEachIn(t, i, action);
-    }
+    visitAll(e -> {
+      action.accept(e);
+      return true;
+    });
   }
 
-  private void forEachIn(Table<T> t, int i, Consumer<Entry<T>> action) {
+  /** Visits every entry until {@code visit} answers false: true if it never did. */
+  private boolean visitAll(Predicate<Entry<T>> visit) {
+    Table<T> t = table;
+    for (int i = 0; i < t.bins.length; i++) {
+      if (!visitBin(t, i, visit)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean visitBin(Table<T> t, int i, Predicate<Entry<T>> visit) {
     Entry<T> head = binAt(t.bins, i);
     if (head == MOVING) {
       awaitMoved(t.bins, i);
       head = binAt(t.bins, i);
     }
     if (head == FORWARD) { // bin i moved to bins i and i + old capacity of the next table
-      forEachIn(t.next, i, action);
-      forEachIn(t.next, i + t.bins.length, action);
-      return;
+      return visitBin(t.next, i, visit) && visitBin(t.next, i + t.bins.length, visit);
     }
     for (Entry<T> e = head; e != null; e = e.mapNext()) {
-      action.accept(e);
+      if (!visit.test(e)) {
+        return false;
+      }
     }
+    return true;
   }
 
   // ---- removal and replacement ----

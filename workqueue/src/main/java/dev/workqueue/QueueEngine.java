@@ -314,8 +314,15 @@ final class QueueEngine<T> {
     fresh.readySince = lastNow; // nothing waits: no waiting item can be ready before this
     boolean viaLock = crowded;
     fresh.appendPending = viaLock; // published to locked paths by the map's insert
-    Entry<T> e = insert(item, fresh); // the item's hashCode or equals may throw: no change
+    Entry<T> e;
+    try {
+      e = insert(item, fresh); // the item's hashCode or equals may throw: no change
+    } catch (RuntimeException | Error t) {
+      recheckDrainAfterInsert();
+      throw t;
+    }
     if (e != null) {
+      recheckDrainAfterInsert();
       return e.tryMerge(0) ? null : e;
     }
     if (viaLock) {
@@ -345,6 +352,17 @@ final class QueueEngine<T> {
       }
     }
     return null;
+  }
+
+  /**
+   * After an insert without the lock that left no entry in the map: the map counted the add in
+   * for a moment ({@link EntryMap}), and a draining shutdown that looked meanwhile found the
+   * queue not empty because of it, and may have no other reason to look again.
+   */
+  private void recheckDrainAfterInsert() {
+    if (shuttingDown) {
+      shutdown.lockAndSignalIfDrained();
+    }
   }
 
   /**

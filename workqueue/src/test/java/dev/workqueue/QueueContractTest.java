@@ -512,6 +512,78 @@ class QueueContractTest {
     assertTimeoutPreemptively(GUARD, () -> assertEquals(Optional.empty(), q.get()));
   }
 
+  /** An item whose hash code is 7, equal only to itself: such items share a bin of the map. */
+  private static class SameHash {
+    private final String name;
+
+    SameHash(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public int hashCode() {
+      return 7;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /**
+   * An add of a new item whose insert into the queue's map counts it in, finds another item
+   * pushed into its bin first, and then throws from its {@code equals}, while a draining
+   * shutdown waits and the last items finish: the drain must still end. The map counts an
+   * insert in before its compare-and-set and out when it did not go in, so the drain saw the
+   * queue not empty because of this add; an add without the lock must make it look again. On a
+   * kind whose add of a new item takes the lock, the drain cannot look meanwhile: it ends once
+   * the add has let the lock go.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void shutDownWithDrain_ends_whenARacingAddThrowsFromEqualsAfterTheMapCountedIt(QueueKind kind)
+      throws Exception {
+    WorkQueue<Object> q =
+        remember(kind.build(WorkQueue.<Object>builder().clock(clock), o -> "g"));
+    SameHash a = new SameHash("a");
+    SameHash b = new SameHash("b");
+    q.add(a);
+    assertEquals(a, take(q)); // processing
+    AtomicInteger comparedWithA = new AtomicInteger();
+    List<Running<Void>> drain = new ArrayList<>();
+    SameHash k = new SameHash("k") {
+      @Override
+      public boolean equals(Object o) {
+        if (o == a && comparedWithA.incrementAndGet() == 2) {
+          q.add(b); // the insert's scan saw only a: its compare-and-set at the bin's head fails
+        } else if (o == b) { // the scan again, after that failure: the map counted k in
+          try {
+            drain.add(threads.start("drain", () -> {
+              q.shutDownWithDrain();
+              return null;
+            }));
+            Thread d = drain.get(0).thread();
+            await().atMost(10, SECONDS).until(() -> d.getState() == Thread.State.WAITING
+                || drain.get(0).result().isDone()); // the drain waits (or waits for the lock)
+            Object next = take(q);
+            assertEquals(b, next);
+            q.done(b);
+            q.done(a);
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
+          throw new IllegalStateException("equals of k");
+        }
+        return false;
+      }
+    };
+    assertThrows(IllegalStateException.class, () -> q.add(k));
+    assertEquals(1, drain.size(), "the scenario ran: k's insert met b");
+    result(drain.get(0)); // ended, drained
+    assertTrue(q.shutDownWithDrain(Duration.ZERO));
+  }
+
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void shutDownWithDrain_isEndedByAConcurrentShutDown(QueueKind kind) throws Exception {

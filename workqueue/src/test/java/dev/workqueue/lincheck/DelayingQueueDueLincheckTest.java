@@ -41,6 +41,11 @@ public class DelayingQueueDueLincheckTest {
     return b.buildDelaying();
   }
 
+  /** The sequential specification the queue is checked against. */
+  protected Class<?> spec() {
+    return DueDelayingQueueSpec.class;
+  }
+
   @Operation
   public void add(@Param(name = "key") int key) {
     queue.add(key);
@@ -79,7 +84,7 @@ public class DelayingQueueDueLincheckTest {
 
   @Test
   void modelChecking() {
-    LincheckRuns.modelChecking(DueDelayingQueueSpec.class, 4, 100).check(getClass());
+    LincheckRuns.modelChecking(spec(), 4, 100).check(getClass());
   }
 
   /**
@@ -92,7 +97,7 @@ public class DelayingQueueDueLincheckTest {
   void modelChecking_doneOfAKeyFromTheWaitingRoomRacingADelayedAddOfIt()
       throws NoSuchMethodException {
     Class<?> test = getClass();
-    QueueLincheckHarness.checkRace(test, DueDelayingQueueSpec.class,
+    QueueLincheckHarness.checkRace(test, spec(),
         List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "poll")),
         List.of(List.of(actor(test, "done", 1)),
             List.of(actor(test, "addAfter", 1), actor(test, "step"), actor(test, "add", 2))),
@@ -108,7 +113,7 @@ public class DelayingQueueDueLincheckTest {
   @Test
   void modelChecking_countsRacingAStepAndAPromotionOfOneKey() throws NoSuchMethodException {
     Class<?> test = getClass();
-    QueueLincheckHarness.checkRace(test, DueDelayingQueueSpec.class,
+    QueueLincheckHarness.checkRace(test, spec(),
         List.of(actor(test, "addAfter", 2), actor(test, "addAfter", 3)),
         List.of(List.of(actor(test, "step"), actor(test, "done", 3)),
             List.of(actor(test, "size"), actor(test, "waitingCount"))),
@@ -122,6 +127,6 @@ public class DelayingQueueDueLincheckTest {
 
   @Test
   void stress() {
-    LincheckRuns.stress(DueDelayingQueueSpec.class, 10, 300).check(getClass());
+    LincheckRuns.stress(spec(), 10, 300).check(getClass());
   }
 }

@@ -20,7 +20,7 @@ public class DueDelayingQueueSpec extends WorkQueueSpec {
     this(WorkQueueModel.fifo());
   }
 
-  private DueDelayingQueueSpec(WorkQueueModel queue) {
+  DueDelayingQueueSpec(WorkQueueModel queue) {
     super(queue);
     this.queue = queue;
   }

@@ -127,13 +127,9 @@ final class EntryMap<T> {
         awaitMoved(bins, i);
         continue;
       }
-      for (Entry<T> e = head; e != null; e = e.mapNext()) {
-        if (e.mapHash == h && (e.item == item || item.equals(e.item))) {
-          return e;
-        }
-      }
-      if (!relinked(bins, i)) { // else a resize may have cut the chain under this scan
-        return null;
+      Entry<T> e = scan(head, item, h);
+      if (e != null || !relinked(bins, i)) { // else a resize may have cut the chain under it
+        return e;
       }
     }
   }
@@ -160,10 +156,9 @@ final class EntryMap<T> {
           awaitMoved(bins, i);
           continue;
         }
-        for (Entry<T> e = head; e != null; e = e.mapNext()) {
-          if (e.mapHash == h && (e.item == item || item.equals(e.item))) {
-            return e;
-          }
+        Entry<T> e = scan(head, item, h);
+        if (e != null) {
+          return e;
         }
         if (head != null && t.next == null && needsResize(bins.length)) {
           t = resize(t); // before the insert: a failure to allocate changes nothing
@@ -406,6 +401,16 @@ final class EntryMap<T> {
   @SuppressWarnings("unchecked")
   private static <T> Entry<T> binAt(Entry<T>[] bins, int i) {
     return (Entry<T>) BIN.getVolatile(bins, i);
+  }
+
+  /** The entry of {@code item} in the chain from {@code head}, or null (calls its equals). */
+  private static <T> Entry<T> scan(Entry<T> head, T item, int h) {
+    for (Entry<T> e = head; e != null; e = e.mapNext()) {
+      if (e.mapHash == h && (e.item == item || item.equals(e.item))) {
+        return e;
+      }
+    }
+    return null;
   }
 
   /**

@@ -21,7 +21,7 @@ public class EntryMapLincheckTest extends EntryMapLincheckHarness {
 
   @Test
   void modelChecking() {
-    LincheckRuns.modelChecking(Spec.class, 15, 300).actorsBefore(3).check(getClass());
+    LincheckRuns.modelChecking(Spec.class, 8, 300).actorsBefore(3).check(getClass());
   }
 
   /**

@@ -51,14 +51,12 @@ class Entry<T> {
 
   private static final VarHandle STAMP;
   private static final VarHandle NO_DELAYED_ADD;
-  private static final VarHandle MAP_NEXT;
 
   static {
     try {
       STAMP = MethodHandles.lookup().findVarHandle(Entry.class, "stamp", long.class);
       NO_DELAYED_ADD =
           MethodHandles.lookup().findVarHandle(Entry.class, "noDelayedAdd", boolean.class);
-      MAP_NEXT = MethodHandles.lookup().findVarHandle(Entry.class, "mapNext", Entry.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -101,15 +99,6 @@ class Entry<T> {
 
   @SuppressWarnings("unused") // through STAMP
   private volatile long stamp;
-
-  /** The item's spread hash, stored by the queue's {@link EntryMap} as it takes the entry in. */
-  int mapHash;
-  /**
-   * The next node in the {@link EntryMap}'s bin: read with acquire, as the map's readers take no
-   * lock while a removal or resize relinks the chain.
-   */
-  @SuppressWarnings("unused") // through MAP_NEXT
-  private Entry<T> mapNext;
 
   Entry(T item, int priority) {
     this.item = item;
@@ -255,25 +244,6 @@ class Entry<T> {
   /** The stamp as published; for invariant checks. */
   final long stamp() {
     return (long) STAMP.getVolatile(this);
-  }
-
-  /** The next node in the map's bin, as a lock-free reader reads it. */
-  @SuppressWarnings("unchecked")
-  final Entry<T> mapNext() {
-    return (Entry<T>) MAP_NEXT.getAcquire(this);
-  }
-
-  /** Before the map publishes this entry: its successor in the bin (a plain store). */
-  final void linkMapNext(Entry<T> next) {
-    MAP_NEXT.set(this, next);
-  }
-
-  /**
-   * A published entry's new successor in the bin (a release store: a reader that follows the new
-   * link sees the node it leads to as it was made).
-   */
-  final void relinkMapNext(Entry<T> next) {
-    MAP_NEXT.setRelease(this, next);
   }
 
   @Override

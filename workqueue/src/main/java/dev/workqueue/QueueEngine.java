@@ -2,8 +2,7 @@ package dev.workqueue;
 
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.TimeMath;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -207,7 +206,11 @@ final class QueueEngine<T> {
    */
   private volatile boolean anyWaiting;
 
-  private final EntryMap<T> entries = new EntryMap<>();
+  /**
+   * The JDK's map: a bin of items that share one hash becomes a tree when they are {@code
+   * Comparable}, so keys made to collide cost O(log n) per operation, not O(n).
+   */
+  private final ConcurrentHashMap<T, Entry<T>> entries = new ConcurrentHashMap<>();
   private final DelayHeap<T> waiting;
   private final DelayWakeup wakeup;
   private final Shutdown shutdown;
@@ -316,13 +319,23 @@ final class QueueEngine<T> {
     fresh.appendPending = viaLock; // published to locked paths by the map's insert
     Entry<T> e;
     try {
-      e = insert(item, fresh); // the item's hashCode or equals may throw: no change
+      e = insert(item, fresh); // the item's hashCode, equals or compareTo may throw
     } catch (RuntimeException | Error t) {
-      recheckDrainAfterInsert();
+      boolean drop = true;
+      if (viaLock) { // the map may have taken it in before it threw, and a locked path met it
+        try {
+          drop = claimPending(fresh); // false: it is in line already, so it stays
+        } catch (RuntimeException | Error again) {
+          t.addSuppressed(again); // still pending: the next locked path to meet it puts it in line
+          drop = false;
+        }
+      }
+      if (drop) {
+        dropAfterFailedInsert(item, fresh, t);
+      }
       throw t;
     }
     if (e != null) {
-      recheckDrainAfterInsert();
       return e.tryMerge(0) ? null : e;
     }
     if (viaLock) {
@@ -355,13 +368,17 @@ final class QueueEngine<T> {
   }
 
   /**
-   * After an insert without the lock that left no entry in the map: the map counted the add in
-   * for a moment ({@link EntryMap}), and a draining shutdown that looked meanwhile found the
-   * queue not empty because of it, and may have no other reason to look again.
+   * Takes a crowded add's entry back from the locked paths that could put it in line ({@link
+   * Entry#appendPending}): false if one already did.
    */
-  private void recheckDrainAfterInsert() {
-    if (shuttingDown) {
-      shutdown.lockAndSignalIfDrained();
+  private boolean claimPending(Entry<T> fresh) {
+    lock.lock();
+    try {
+      boolean pending = fresh.appendPending;
+      fresh.appendPending = false;
+      return pending;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -412,7 +429,26 @@ final class QueueEngine<T> {
    */
   private void dropUnoffered(Entry<T> fresh) {
     fresh.retireUnoffered();
-    entries.remove(fresh);
+    entries.remove(fresh.item, fresh);
+  }
+
+  /**
+   * After the map threw while inserting {@code fresh}: the item's {@code equals} (nothing has
+   * changed then), or the map failing after it took the entry in (the item's {@code compareTo}
+   * while the map turns a bin into a tree, an {@code OutOfMemoryError} while it grows), where an
+   * entry left unpublished would make every later add of the item wait for it forever. So the
+   * entry is dropped as {@link #dropUnoffered} does, and a draining shutdown looks again; a
+   * second throw of the item's {@code equals} is added to {@code cause}.
+   */
+  private void dropAfterFailedInsert(T item, Entry<T> fresh, Throwable cause) {
+    try {
+      dropUnoffered(fresh);
+    } catch (RuntimeException | Error again) {
+      cause.addSuppressed(again);
+    }
+    if (shuttingDown) {
+      shutdown.lockAndSignalIfDrained();
+    }
   }
 
   /**
@@ -553,7 +589,8 @@ final class QueueEngine<T> {
         }
         try {
           e = insert(item, fresh); // one map operation for a new item
-        } catch (RuntimeException | Error t) { // the map is unchanged
+        } catch (RuntimeException | Error t) {
+          dropAfterFailedInsert(item, fresh, t);
           order.released(fresh);
           throw t;
         }
@@ -603,8 +640,8 @@ final class QueueEngine<T> {
   /**
    * Puts {@code fresh} in the map unless {@code item} has a live entry there, which it returns
    * (null if {@code fresh} went in). A retired entry still in the map is replaced. With or
-   * without the lock. If the item's {@code hashCode} or {@code equals} throws (or the map fails
-   * to grow), the map is unchanged ({@link EntryMap}): {@code fresh} is in no one's sight.
+   * without the lock. The item's {@code hashCode}, {@code equals} or {@code compareTo} may throw,
+   * possibly after the map took {@code fresh} in ({@link #dropAfterFailedInsert}).
    */
   private Entry<T> insert(T item, Entry<T> fresh) {
     Entry<T> e;
@@ -1039,7 +1076,7 @@ final class QueueEngine<T> {
       seen = entries.get(item);
       if (seen != null && (nothingWaits || !seen.mayHaveDelayedAdd())
           && seen.tryRetire()) { // processing and not added since: it leaves
-        entries.remove(seen);
+        entries.remove(item, seen);
         if (shuttingDown) { // read after the removal: a drain that missed it sees this signal
           shutdown.lockAndSignalIfDrained();
         }
@@ -1069,7 +1106,7 @@ final class QueueEngine<T> {
       }
       e.processing = false;
       if (e.ready == Entry.NONE) { // retired
-        entries.remove(e);
+        entries.remove(item, e);
         order.released(e);
       } else { // HELD: dirty all along (depth and priority unchanged); it joins its line now
         e.ready = Entry.READY;
@@ -1219,9 +1256,7 @@ final class QueueEngine<T> {
       int ready = order.size(); // drains the FIFO's intake first: its entries join the line
       int queued = 0;
       int held = 0;
-      List<Entry<T>> all = new ArrayList<>();
-      entries.forEach(all::add);
-      for (Entry<T> e : all) {
+      for (Entry<T> e : entries.values()) {
         if (e.isRetired() || (!e.isDirty() && !e.processing)) {
           return false;
         }

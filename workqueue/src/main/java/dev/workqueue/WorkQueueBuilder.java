@@ -44,7 +44,7 @@ public final class WorkQueueBuilder<T> {
 
   /**
    * For tests: the queue starts as if several threads took from it, so that a new item joins
-   * the line under the lock from the first add ({@code QueueEngine#crowded}).
+   * the line under the lock from the first add ({@code CrowdWindow}).
    */
   WorkQueueBuilder<T> startCrowdedForTests() {
     this.startCrowded = true;

@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The FIFO engine's two ways for a new item to join the line without the lock held across the
  * add: onto the intake while one thread takes, under the lock once several do ({@code
- * QueueEngine#crowded}). The contract suite runs every promise in both ways ({@link
+ * CrowdWindow}). The contract suite runs every promise in both ways ({@link
  * QueueKind#PLAIN_CROWDED}); this class checks how the engine switches between them.
  */
 class CrowdedConsumersTest {
-  private static final int WINDOW = QueueEngine.CROWD_WINDOW;
+  private static final int WINDOW = CrowdWindow.WINDOW;
 
   private static QueueEngine<String> engine(WorkQueue<String> q) {
     return ((DefaultWorkQueue<String>) q).engine;

@@ -983,7 +983,7 @@ class QueueContractTest {
   void cancel_ofADueItem_isRefused_evenBehindManyDueItems(QueueKind kind) throws Exception {
     assumeTrue(kind.delays(), "needs addAfter");
     DelayingQueue<String> q = delaying(kind);
-    int n = 3 * QueueEngine.PROMOTE_BATCH;
+    int n = 3 * DuePromotion.BATCH;
     for (int i = 0; i < n; i++) {
       q.addAfter("k/" + i, ofMillis(10));
     }

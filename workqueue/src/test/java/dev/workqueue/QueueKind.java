@@ -38,7 +38,7 @@ enum QueueKind {
   },
   /**
    * {@code build()} whose consumers count as crowded from the start: a new item joins the line
-   * under the lock, not through the intake (see {@code QueueEngine#crowded}); a run of takes by
+   * under the lock, not through the intake (see {@code CrowdWindow}); a run of takes by
    * one thread turns that off again.
    */
   PLAIN_CROWDED {

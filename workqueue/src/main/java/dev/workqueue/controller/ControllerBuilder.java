@@ -324,8 +324,10 @@ public final class ControllerBuilder<T> {
    */
   public ControllerBuilder<T> maxReconcileInterval(Duration interval,
       Predicate<? super T> keep) {
-    this.maxReconcileInterval = Checks.positive(interval, "interval");
-    this.keepReconciling = Checks.nonNull(keep, "keep");
+    Checks.positive(interval, "interval");
+    Checks.nonNull(keep, "keep"); // both checked before either is set
+    this.maxReconcileInterval = interval;
+    this.keepReconciling = keep;
     return this;
   }
 

@@ -298,6 +298,26 @@ class ControllerOptionsTest {
         () -> b.maxReconcileInterval(Duration.ofMinutes(1), null)).getMessage());
   }
 
+  @Test
+  void maxReconcileInterval_refusedForANullFilter_leavesTheBuilderWithoutAnInterval()
+      throws Exception {
+    ControllerBuilder<String> b = builder();
+    assertThrows(NullPointerException.class,
+        () -> b.maxReconcileInterval(Duration.ofMinutes(1), null));
+    start(b);
+    controller.add("a");
+    nextCall();
+    await().atMost(10, SECONDS).until(() -> {
+      ControllerStatus s = controller.status();
+      return s.busyWorkers() == 0 && s.queued() == 0;
+    });
+    assertEquals(0, controller.status().waiting(),
+        "the refused call must not have set an interval: the key is not scheduled again");
+    clock.step(Duration.ofMinutes(1));
+    assertNull(calls.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS),
+        "reconciled again by an interval the builder refused");
+  }
+
   // --- frictions (issue #17 item 6) ---
 
   @Test

@@ -114,8 +114,8 @@ final class DefaultController<T> implements Controller<T> {
     this.maxRetries = b.maxRetries;
     this.workers = b.workers;
     this.executor = b.executor;
-    this.threadFactory = b.resolvedThreadFactory();
-    this.queueFactory = b.resolvedQueueFactory();
+    this.threadFactory = ControllerDefaults.threadFactory(b);
+    this.queueFactory = ControllerDefaults.queueFactory(b);
     this.clock = b.clock;
     this.reconcileTimeoutNanos = b.reconcileTimeoutNanos;
     this.drainOnStop = b.drainOnStop;

@@ -318,6 +318,20 @@ class ControllerOptionsTest {
         "reconciled again by an interval the builder refused");
   }
 
+  @Test
+  void maxRetries_refusedArguments_leaveTheKeyRetriedForever() throws Exception {
+    behaviour.put("a", k -> {
+      throw new IllegalStateException("down");
+    });
+    ControllerBuilder<String> b = builder();
+    assertThrows(NullPointerException.class, () -> b.maxRetries(0, null));
+    assertThrows(IllegalArgumentException.class, () -> b.maxRetries(-1, (k, n, e) -> {}));
+    start(b);
+    controller.add("a");
+    nextCall();
+    awaitSettled(1); // its back-off retry waits: not dropped at a limit the builder refused
+  }
+
   // --- frictions (issue #17 item 6) ---
 
   @Test

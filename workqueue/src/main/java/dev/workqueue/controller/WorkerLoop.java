@@ -70,15 +70,24 @@ final class WorkerLoop<T> {
       slot.thread = self;
       r.threads.add(self);
       try {
-        T key = take();
-        while (key != null && handle(key)) {
-          key = take();
+        while (next()) {
+          // a key was reconciled, or sent to wait: take the next one
         }
       } finally {
         r.threads.remove(self);
         slot.thread = null; // an executor's thread goes on to other tasks
         liveRuns.workerExited(r, slot);
       }
+    }
+
+    /**
+     * Takes a key and handles it; false if the worker is to exit. A method of its own, so that
+     * the key goes with its frame: no local of the loop keeps the last key reachable while the
+     * next take waits.
+     */
+    private boolean next() {
+      T key = take();
+      return key != null && handle(key);
     }
 
     /**

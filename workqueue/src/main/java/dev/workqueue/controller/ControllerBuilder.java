@@ -1,8 +1,6 @@
 package dev.workqueue.controller;
 
 import dev.workqueue.RateLimitingQueue;
-import dev.workqueue.WorkQueue;
-import dev.workqueue.WorkQueueBuilder;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
@@ -13,7 +11,6 @@ import dev.workqueue.ratelimit.RateLimiters;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -122,21 +119,7 @@ public final class ControllerBuilder<T> {
    * @throws UnsupportedOperationException on a Java without virtual threads (17 to 20)
    */
   public ControllerBuilder<T> virtualThreads() {
-    ThreadFactory factory;
-    try {
-      Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-      builder = Class.forName("java.lang.Thread$Builder$OfVirtual")
-          .getMethod("name", String.class, long.class)
-          .invoke(builder, "workqueue-worker-" + name + "-", 1L);
-      factory = (ThreadFactory) Class.forName("java.lang.Thread$Builder").getMethod("factory")
-          .invoke(builder);
-    } catch (NoSuchMethodException | ClassNotFoundException e) {
-      throw new UnsupportedOperationException("virtual threads need Java 21 or later; this is"
-          + " Java " + Runtime.version().feature(), e);
-    } catch (ReflectiveOperationException e) {
-      throw new UnsupportedOperationException("virtual threads are not available: " + e, e);
-    }
-    return threadFactory(factory);
+    return threadFactory(ControllerDefaults.virtualThreads(name));
   }
 
   /**
@@ -324,8 +307,10 @@ public final class ControllerBuilder<T> {
    */
   public ControllerBuilder<T> maxReconcileInterval(Duration interval,
       Predicate<? super T> keep) {
-    this.maxReconcileInterval = Checks.positive(interval, "interval");
-    this.keepReconciling = Checks.nonNull(keep, "keep");
+    Checks.positive(interval, "interval");
+    Checks.nonNull(keep, "keep"); // both checked before either is set
+    this.maxReconcileInterval = interval;
+    this.keepReconciling = keep;
     return this;
   }
 
@@ -378,38 +363,5 @@ public final class ControllerBuilder<T> {
       throw new IllegalStateException("set threadFactory(...) or executor(...), not both");
     }
     return new DefaultController<>(this);
-  }
-
-  Supplier<? extends RateLimitingQueue<T>> resolvedQueueFactory() {
-    if (queueFactory != null) {
-      return queueFactory;
-    }
-    RateLimiter<? super T> shared = rateLimiter;
-    Clock c = clock;
-    MetricsProvider p = queueMetrics;
-    boolean priority = priorityQueue;
-    return () -> {
-      WorkQueueBuilder<T> b = WorkQueue.<T>builder().name(name).clock(c).metricsProvider(p);
-      RateLimiter<? super T> limiter =
-          shared != null ? shared : RateLimiters.defaultControllerRateLimiter(c);
-      return priority ? b.buildPriority(limiter) : b.buildRateLimiting(limiter);
-    };
-  }
-
-  ThreadFactory resolvedThreadFactory() {
-    if (threadFactory != null) {
-      return threadFactory;
-    }
-    if (executor != null) {
-      return r -> {
-        throw new AssertionError("executor in use");
-      };
-    }
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, "workqueue-worker-" + name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

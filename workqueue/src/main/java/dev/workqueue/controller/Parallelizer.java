@@ -99,9 +99,29 @@ public final class Parallelizer {
     }
     int chunks = (int) ((pieces + (long) chunkSize - 1) / chunkSize);
     int n = Math.min(workers, chunks);
-    AtomicInteger nextChunk = new AtomicInteger();
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Runnable worker = () -> {
+    Runnable worker = chunkWorker(cancelled, pieces, work, chunkSize, chunks, failure);
+    List<Thread> started = startThreads(threads, worker, n, failure);
+    worker.run(); // starts no piece once a failure is recorded
+    try {
+      for (Thread t : started) {
+        t.join();
+      }
+    } catch (InterruptedException e) {
+      failure.compareAndSet(null, e); // stops the others at their next piece
+      throw e;
+    }
+    rethrow(failure.get());
+  }
+
+  /**
+   * A worker: takes the next chunk until none is left, and does its pieces; stops before a
+   * piece once a failure is recorded or the work is cancelled, and records what a piece threw.
+   */
+  private static Runnable chunkWorker(BooleanSupplier cancelled, int pieces, IntConsumer work,
+      int chunkSize, int chunks, AtomicReference<Throwable> failure) {
+    AtomicInteger nextChunk = new AtomicInteger();
+    return () -> {
       try {
         for (int c = nextChunk.getAndIncrement(); c < chunks; c = nextChunk.getAndIncrement()) {
           int end = (int) Math.min(pieces, (long) (c + 1) * chunkSize);
@@ -116,6 +136,14 @@ public final class Parallelizer {
         failure.compareAndSet(null, t);
       }
     };
+  }
+
+  /**
+   * Starts the {@code n - 1} extra workers; the threads started, even if one could not be
+   * made or started (then that failure is recorded).
+   */
+  private static List<Thread> startThreads(ThreadFactory threads, Runnable worker, int n,
+      AtomicReference<Throwable> failure) {
     List<Thread> started = new ArrayList<>(n - 1);
     try {
       for (int i = 1; i < n; i++) {
@@ -129,19 +157,14 @@ public final class Parallelizer {
       }
     } catch (Throwable e) { // no thread left (or a factory that threw a checked exception
       // sneakily): the work fails, and the threads already started stop at their next piece,
-      // joined below
+      // joined by the caller
       failure.compareAndSet(null, e);
     }
-    worker.run(); // starts no piece once a failure is recorded
-    try {
-      for (Thread t : started) {
-        t.join();
-      }
-    } catch (InterruptedException e) {
-      failure.compareAndSet(null, e); // stops the others at their next piece
-      throw e;
-    }
-    Throwable t = failure.get();
+    return started;
+  }
+
+  /** Throws {@code t}, if any: unchecked as it is, checked wrapped. */
+  private static void rethrow(Throwable t) {
     if (t instanceof RuntimeException re) {
       throw re;
     } else if (t instanceof Error err) {

@@ -165,6 +165,15 @@ final class ReconcileOutcomes<T> {
     return true;
   }
 
+  /** {@code done}, which must not cost the worker: a queue (or wrapper) that throws is logged. */
+  void done(RateLimitingQueue<T> q, T key) {
+    try {
+      q.done(key);
+    } catch (RuntimeException e) {
+      log.error("controller {}: done({}) threw; the worker goes on", name, key, e);
+    }
+  }
+
   /** {@code addAfter(key, delay)}, at {@code priority} on a priority queue. */
   static <T> void addAfter(RateLimitingQueue<T> q, T key, int priority, Duration delay) {
     if (q instanceof PriorityWorkQueue<T> pq) {

@@ -298,6 +298,40 @@ class ControllerOptionsTest {
         () -> b.maxReconcileInterval(Duration.ofMinutes(1), null)).getMessage());
   }
 
+  @Test
+  void maxReconcileInterval_refusedForANullFilter_leavesTheBuilderWithoutAnInterval()
+      throws Exception {
+    ControllerBuilder<String> b = builder();
+    assertThrows(NullPointerException.class,
+        () -> b.maxReconcileInterval(Duration.ofMinutes(1), null));
+    start(b);
+    controller.add("a");
+    nextCall();
+    await().atMost(10, SECONDS).until(() -> {
+      ControllerStatus s = controller.status();
+      return s.busyWorkers() == 0 && s.queued() == 0;
+    });
+    assertEquals(0, controller.status().waiting(),
+        "the refused call must not have set an interval: the key is not scheduled again");
+    clock.step(Duration.ofMinutes(1));
+    assertNull(calls.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS),
+        "reconciled again by an interval the builder refused");
+  }
+
+  @Test
+  void maxRetries_refusedArguments_leaveTheKeyRetriedForever() throws Exception {
+    behaviour.put("a", k -> {
+      throw new IllegalStateException("down");
+    });
+    ControllerBuilder<String> b = builder();
+    assertThrows(NullPointerException.class, () -> b.maxRetries(0, null));
+    assertThrows(IllegalArgumentException.class, () -> b.maxRetries(-1, (k, n, e) -> {}));
+    start(b);
+    controller.add("a");
+    nextCall();
+    awaitSettled(1); // its back-off retry waits: not dropped at a limit the builder refused
+  }
+
   // --- frictions (issue #17 item 6) ---
 
   @Test

@@ -8,7 +8,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.concurrent.locks.ReentrantLock;
@@ -48,7 +47,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
   private final Registrations<T> registrations;
   private final QueueMover<K, T> mover;
   private final QueueLookups<K, T> lookups;
-  private final BiFunction<? super T, ? super T, ? extends Collection<ClusterEvent>> updateEvents;
+  private final ItemUpdates<K, T> updates;
 
   // Guarded by lock.
   private long sequence;
@@ -69,7 +68,8 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     this.pool = new UnschedulablePool<>(metrics, registrations, b.indexPoolByEvent);
     this.mover = new QueueMover<>(lock, clock, policy, active, backoff, pool, registrations,
         metrics, b.maxStayInPoolNanos, b.popFromBackoff);
-    this.updateEvents = b.updateEvents;
+    this.updates = new ItemUpdates<>(clock, active, backoff, pool, registrations, mover,
+        b.updateEvents, this::nextSequence);
     this.lookups = new QueueLookups<>(lock, mover, active, backoff, pool, activeOrder);
   }
 
@@ -84,7 +84,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
       if (closed) {
         return;
       }
-      updateLocked(null, item, key);
+      updates.updateLocked(null, item, key);
     } finally {
       lock.unlock();
     }
@@ -103,7 +103,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     try {
       InFlightLog.Attempt<K, T> attempt;
       InFlightLog.EventsSince<K> events;
-      lockInner();
+      mover.lockInner();
       try {
         attempt = active.inFlight().byId(popped.id());
         if (attempt == null) {
@@ -117,14 +117,14 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
         events = active.inFlight().eventsFor(attempt);
         active.finish(attempt.id);
       } finally {
-        unlockInner();
+        mover.unlockInner();
       }
       if (closed || attempt.deleted) {
         return;
       }
       long now = clock.nanoTime();
       QueuedItemInfo<K, T> info = attempt.info;
-      info.recordFailure(rejectors, now, ++sequence);
+      info.recordFailure(rejectors, now, nextSequence());
       mover.requeue(info, mover.strategyAfterFailure(info, events), SCHEDULE_ATTEMPT_FAILURE,
           now, false);
     } finally {
@@ -182,78 +182,10 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     lock.lock();
     try {
       if (!closed) {
-        updateLocked(oldItem, newItem, key);
+        updates.updateLocked(oldItem, newItem, key);
       }
     } finally {
       lock.unlock();
-    }
-  }
-
-  /** Update or add; {@code oldItem} null means "the version the queue holds". */
-  private void updateLocked(T oldItem, T newItem, K key) {
-    long now = clock.nanoTime();
-    T inFlightOld = null;
-    lockInner();
-    try {
-      QueuedItemInfo<K, T> info = active.remove(key);
-      if (info != null) {
-        info.item = newItem; // out of the heap while its sort key changes
-        active.add(info, now);
-        return;
-      }
-      info = backoff.remove(key);
-      if (info != null) {
-        info.item = newItem;
-        backoff.add(info);
-        return;
-      }
-      InFlightLog.Attempt<K, T> attempt = active.inFlight().byKey(key);
-      if (attempt != null) {
-        inFlightOld = oldItem != null ? oldItem : attempt.info.item;
-        attempt.info.item = newItem;
-        attempt.deleted = false;
-      }
-    } finally {
-      unlockInner();
-    }
-    if (inFlightOld != null) {
-      // user code runs under the main lock only; if the attempt ends meanwhile, the log
-      // ignores events for it
-      for (ClusterEvent e : updateEvents.apply(inFlightOld, newItem)) {
-        if (registrations.isOfInterest(e)) {
-          mover.logForInFlight(e, inFlightOld, newItem, key);
-        }
-      }
-      return;
-    }
-    QueuedItemInfo<K, T> info = pool.get(key);
-    if (info == null) {
-      info = new QueuedItemInfo<>(key, newItem, now, ++sequence);
-      mover.moveToActive(info, ClusterEvent.ITEM_ADD, now, false);
-      return;
-    }
-    T old = oldItem != null ? oldItem : info.item;
-    info.item = newItem; // the pool is not sorted: safe in place
-    RequeueStrategy strategy = RequeueStrategy.SKIP;
-    String label = null;
-    if (info.gated) {
-      strategy = RequeueStrategy.IMMEDIATELY; // an update is what usually opens a gate
-      label = ClusterEvent.ITEM_UPDATE.label();
-    } else {
-      for (ClusterEvent e : updateEvents.apply(old, newItem)) {
-        RequeueStrategy s = registrations.evaluate(info, e, old, newItem);
-        if (s.ordinal() > strategy.ordinal()) {
-          strategy = s;
-          label = e.label();
-          if (Registrations.isSettled(info, strategy)) {
-            break;
-          }
-        }
-      }
-    }
-    if (strategy != RequeueStrategy.SKIP) {
-      pool.remove(key);
-      mover.requeue(info, strategy, label, now, true);
     }
   }
 
@@ -266,7 +198,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
       if (closed) {
         return false;
       }
-      lockInner();
+      mover.lockInner();
       try {
         if (active.remove(key) != null || backoff.remove(key) != null) {
           return true;
@@ -277,7 +209,7 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
           return true;
         }
       } finally {
-        unlockInner();
+        mover.unlockInner();
       }
       return pool.remove(key) != null;
     } finally {
@@ -301,14 +233,14 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
       long now = clock.nanoTime();
       for (K key : keys) {
         QueuedItemInfo<K, T> fromBackoff;
-        lockInner();
+        mover.lockInner();
         try {
           fromBackoff = backoff.remove(key);
           if (fromBackoff == null && active.inFlight().byKey(key) != null) {
             active.logEvent(ClusterEvent.FORCE_ACTIVATE, null, null, key);
           }
         } finally {
-          unlockInner();
+          mover.unlockInner();
         }
         if (fromBackoff != null) {
           mover.backoffToActive(fromBackoff, label, now);
@@ -347,12 +279,12 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
     try {
       List<QueuedItemInfo<K, T>> activeItems;
       List<QueuedItemInfo<K, T>> backoffItems;
-      lockInner();
+      mover.lockInner();
       try {
         activeItems = active.items();
         backoffItems = backoff.items();
       } finally {
-        unlockInner();
+        mover.unlockInner();
       }
       activeItems.sort(activeOrder);
       backoffItems.sort(backoff.order().thenComparing(activeOrder));
@@ -421,16 +353,13 @@ final class DefaultSchedulingQueue<K, T> implements SchedulingQueue<K, T> {
 
   // ---------------------------------------------------------------- helpers
 
+  /** Under the main lock: numbers a new item or a failed attempt, in order. */
+  private long nextSequence() {
+    return ++sequence;
+  }
+
   private K keyOf(T item) {
     return Objects.requireNonNull(keyFunction.apply(item), "keyFunction returned null");
-  }
-
-  private void lockInner() {
-    mover.lockInner();
-  }
-
-  private void unlockInner() {
-    mover.unlockInner();
   }
 
   /** Test hook: the in-flight event log's size. */

@@ -130,13 +130,11 @@ class CollidingKeysDelayHeapTest {
 
   @Test
   void comparableCollidingKeys_costLogarithmicKeyCalls() {
-    long start = System.nanoTime();
     double small = callsPerKey(11); // 2,048 keys
     double large = callsPerKey(13); // 8,192 keys
     String what = String.format("equals+compareTo per key: %.1f for 2,048 keys, %.1f for 8,192",
         small, large);
     assertTrue(large <= 1.5 * small, what);
-    assertTrue(System.nanoTime() - start < 2_000_000_000L, "took over 2 s; " + what);
   }
 
   @Test

@@ -122,13 +122,11 @@ class CollidingKeysTest {
 
   @Test
   void keyedHeap_comparableCollidingKeys_costLogarithmicKeyCalls() {
-    long start = System.nanoTime();
     double small = heapCallsPerKey(11); // 2,048 keys
     double large = heapCallsPerKey(13); // 8,192 keys
     String what = String.format("equals+compareTo per key: %.1f for 2,048 keys, %.1f for 8,192",
         small, large);
     assertTrue(large <= 1.5 * small, what);
-    assertTrue(System.nanoTime() - start < 2_000_000_000L, "took over 2 s; " + what);
   }
 
   @Test
@@ -171,13 +169,11 @@ class CollidingKeysTest {
   @Test
   void schedulingQueue_comparableCollidingKeys_costLogarithmicKeyCalls()
       throws InterruptedException {
-    long start = System.nanoTime();
     double small = queueCallsPerKey(11); // 2,048 keys
     double large = queueCallsPerKey(13); // 8,192 keys
     String what = String.format("equals+compareTo per key: %.1f for 2,048 keys, %.1f for 8,192",
         small, large);
     assertTrue(large <= 1.5 * small, what);
-    assertTrue(System.nanoTime() - start < 2_000_000_000L, "took over 2 s; " + what);
   }
 
   @Test

@@ -71,13 +71,8 @@ final class DelayHeap<T> implements SlotIndex.Owner {
   private Object[] items;
   /** By heap position, each item's payload (a priority queue's priority); null if unused. */
   private int[] payloads;
-  private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | index slot
-  /**
-   * By heap position, each item's hash ({@link #hash}), taken once when the item came in: the
-   * index's deletions and rebuilds read it here, so they call no item's {@code hashCode} (which
-   * could throw, or answer differently for a key changed while it waits) while they move other
-   * items' slots.
-   */
+  private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | link in the index
+  /** By heap position, each item's hash ({@link SlotIndex#hash}), taken when it came in. */
   private int[] hashes;
   private int size;
   private int nextSeq = Integer.MIN_VALUE;
@@ -190,7 +185,7 @@ final class DelayHeap<T> implements SlotIndex.Owner {
       offerEarliest(item, at, payload);
       return;
     }
-    int hash = index.hash(item); // the caller's hashCode runs now, in the call that brought the item
+    int hash = index.hash(item); // the caller's hashCode runs now, in its own call
     if (staged == STAGE) {
       flush();
     }
@@ -331,7 +326,7 @@ final class DelayHeap<T> implements SlotIndex.Owner {
 
   // ---- heap ----
 
-  /** An entry's second key: its insertion number, and its link (fingerprint and index slot). */
+  /** An entry's second key: its insertion number, and its link in the index. */
   private static long pack(int seq, int link) {
     return (long) seq << 32 | (link & SLOT_MASK);
   }

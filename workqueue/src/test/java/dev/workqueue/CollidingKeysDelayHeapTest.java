@@ -175,4 +175,40 @@ class CollidingKeysDelayHeapTest {
       }
     }
   }
+
+  /** Overflowed items keep their payloads, move both ways and survive a renumbering. */
+  @Test
+  void collidingKeys_withPayloads_scheduleAndRenumber() {
+    Counter c = new Counter();
+    List<Key> keys = new ArrayList<>();
+    for (String s : collidingNames(8)) {
+      keys.add(new Key(s, c));
+    }
+    DelayHeap<Key> h = new DelayHeap<>(true);
+    h.setNextSeq(Integer.MAX_VALUE - 100); // runs out of insertion numbers on the way
+    Map<Key, Long> model = new HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      h.offerEarliest(keys.get(i), 100, i);
+      model.put(keys.get(i), 100L);
+    }
+    for (int i = 0; i < keys.size(); i += 3) {
+      long at = i % 2 == 0 ? 50 + i : 500 + i; // earlier or later
+      h.schedule(new Key(keys.get(i).name, c), at);
+      model.put(keys.get(i), at);
+    }
+    assertTrue(h.checkInvariants());
+    for (int i = 0; i < keys.size(); i += 7) {
+      assertEquals(i, h.removeReturningPayload(new Key(keys.get(i).name, c)));
+      model.remove(keys.get(i));
+    }
+    assertTrue(h.checkInvariants());
+    long last = Long.MIN_VALUE;
+    while (!h.isEmpty()) {
+      long at = h.headReadyAt();
+      assertTrue(at >= last);
+      assertEquals(model.remove(h.poll()), at);
+      last = at;
+    }
+    assertTrue(model.isEmpty());
+  }
 }

@@ -63,8 +63,6 @@ final class DelayHeap<T> implements SlotIndex.Owner {
    * of milliseconds). Below the limit a shrink costs well under a millisecond.
    */
   private static final int SHRINK_LIMIT = 16_384;
-  /** Deferred adds kept before they are applied in one batch. */
-  private static final int STAGE = 64;
   /** From this index size (256 KiB) on, a batch reads its slots ahead. */
   private static final int PREFETCH_TABLE = 1 << 16;
 
@@ -79,13 +77,7 @@ final class DelayHeap<T> implements SlotIndex.Owner {
 
   private final SlotIndex index = new SlotIndex(this, MIN_TABLE);
 
-  // Deferred offerEarliest calls, in call order; every ready time was > the head's when staged.
-  private final Object[] stagedItems = new Object[STAGE];
-  private final long[] stagedAt = new long[STAGE];
-  private final int[] stagedPayload = new int[STAGE];
-  private final int[] stagedHash = new int[STAGE];
-  private int staged;
-  private int sink; // keeps the batch's table reads from being optimised away
+  private final DeferredAdds deferred = new DeferredAdds();
 
   /** A heap without payloads. */
   DelayHeap() {
@@ -186,14 +178,10 @@ final class DelayHeap<T> implements SlotIndex.Owner {
       return;
     }
     int hash = index.hash(item); // the caller's hashCode runs now, in its own call
-    if (staged == STAGE) {
+    if (deferred.isFull()) {
       flush();
     }
-    stagedItems[staged] = item;
-    stagedAt[staged] = at;
-    stagedPayload[staged] = payload;
-    stagedHash[staged] = hash;
-    staged++;
+    deferred.add(item, at, payload, hash);
   }
 
   /** {@link #offerEarliestDeferred(Object, long, int)} without a payload. */
@@ -207,25 +195,19 @@ final class DelayHeap<T> implements SlotIndex.Owner {
    * place, and the caller whose operation applied the batch does not see the exception.
    */
   private void flush() {
-    int n = staged;
-    if (n == 0) {
+    DeferredAdds d = deferred;
+    if (d.count() == 0) {
       return;
     }
-    staged = 0;
     if (index.length() >= PREFETCH_TABLE) {
-      index.ensureRoom(size + n, size); // grow the index once, before reading it
-      int touch = 0;
-      for (int i = 0; i < n; i++) {
-        touch += index.touch(stagedHash[i]); // independent reads: their misses overlap
-      }
-      sink += touch;
+      index.ensureRoom(size + d.count(), size); // grow the index once, before reading it
+      d.readAhead(index);
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, n = d.take(); i < n; i++) {
       @SuppressWarnings("unchecked")
-      T item = (T) stagedItems[i];
-      stagedItems[i] = null;
+      T item = (T) d.item(i);
       try {
-        apply(item, stagedHash[i], stagedAt[i], stagedPayload[i]);
+        apply(item, d.hash(i), d.readyAt(i), d.payload(i));
       } catch (RuntimeException e) {
         log.error("a delayed add of an item whose equals threw was dropped; other items are"
             + " unaffected", e);
@@ -314,8 +296,7 @@ final class DelayHeap<T> implements SlotIndex.Owner {
   }
 
   void clear() {
-    Arrays.fill(stagedItems, 0, staged, null);
-    staged = 0;
+    deferred.clear();
     size = 0;
     items = new Object[MIN_CAPACITY];
     payloads = payloads == null ? null : new int[MIN_CAPACITY];

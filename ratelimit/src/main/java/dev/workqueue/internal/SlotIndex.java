@@ -63,47 +63,19 @@ public final class SlotIndex {
   private static final int MAX_LENGTH = 1 << 29;
   private static final int OVERFLOW = Integer.MIN_VALUE;
 
-  /** What the index needs of its heap: by position, the item, its hash and its link. */
+  /**
+   * What the index needs of its heap, by position: the item, its hash ({@link #hash}, taken
+   * when it came in) and its link (last given by the index); {@code relink} gives the item at
+   * {@code pos} a new link, to keep and pass to {@link #move}.
+   */
   public interface Owner {
-    /** The item at {@code pos}. */
     Object itemAt(int pos);
 
-    /** The hash ({@link #hash}) of the item at {@code pos}, taken when it came in. */
     int hashAt(int pos);
 
-    /** The link of the item at {@code pos}, last given by the index. */
     int linkAt(int pos);
 
-    /** The item at {@code pos} has a new link: keep it, and pass it to {@link #move}. */
     void relink(int pos, int link);
-  }
-
-  /** An overflowed item, its stored hash and its id; equal and ordered as the items are. */
-  private static final class Overflowed implements Comparable<Overflowed> {
-    Object item;
-    int hash;
-    int id;
-
-    @Override
-    public int hashCode() {
-      return hash;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Overflowed w && (w.item == item || item.equals(w.item));
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public int compareTo(Overflowed w) {
-      Object a = item;
-      Object b = w.item;
-      if (a == b || !(a instanceof Comparable) || a.getClass() != b.getClass()) {
-        return 0; // the map then searches both sides, with equals
-      }
-      return ((Comparable<Object>) a).compareTo(b);
-    }
   }
 
   private final Owner owner;
@@ -115,14 +87,14 @@ public final class SlotIndex {
   private int posBits;
   private int shift; // 32 - posBits: a home slot is the top posBits bits of the hash
 
-  private HashMap<Overflowed, Overflowed> overflow; // null while nothing overflowed
-  private Overflowed[] byId;
+  private HashMap<OverflowKey, OverflowKey> overflow; // null while nothing overflowed
+  private OverflowKey[] byId;
   private int[] positionById;
-  /** Overflowed items by the top bits of their hash: at least 8 counts per item. */
+  /** OverflowKey items by the top bits of their hash: at least 8 counts per item. */
   private int[] countByTop;
   private int topShift; // a count's index is hash >>> topShift
   private int overflowed;
-  private Overflowed probe;
+  private OverflowKey probe;
 
   /**
    * An empty index.
@@ -169,7 +141,7 @@ public final class SlotIndex {
     if (overflowed == 0 || countByTop[hash >>> topShift] == 0) {
       return -1;
     }
-    return findOverflowed(item, hash);
+    return findOverflowKey(item, hash);
   }
 
   /**
@@ -186,7 +158,7 @@ public final class SlotIndex {
         return link;
       }
     }
-    return addOverflowed(item, hash, pos);
+    return addOverflowKey(item, hash, pos);
   }
 
   /** Records that the item with {@code link} is now at {@code pos}; reads nothing. */
@@ -203,7 +175,7 @@ public final class SlotIndex {
     if (link >= 0) {
       deleteSlot(link & mask);
     } else {
-      removeOverflowed(link & ~OVERFLOW);
+      removeOverflowKey(link & ~OVERFLOW);
     }
   }
 
@@ -231,11 +203,7 @@ public final class SlotIndex {
   /** Forgets every item. */
   public void clear() {
     newTable(minLength);
-    overflow = null;
-    byId = null;
-    positionById = null;
-    countByTop = null;
-    overflowed = 0;
+    clearOverflow();
   }
 
   /** The table's length (it grows and shrinks with the items). */
@@ -302,26 +270,26 @@ public final class SlotIndex {
 
   // ---- the overflow ----
 
-  private int findOverflowed(Object item, int hash) {
-    Overflowed p = probe;
+  private int findOverflowKey(Object item, int hash) {
+    OverflowKey p = probe;
     p.item = item;
     p.hash = hash;
     try {
-      Overflowed w = overflow.get(p);
+      OverflowKey w = overflow.get(p);
       return w == null || w.id < 0 ? -1 : positionById[w.id];
     } finally {
       p.item = null;
     }
   }
 
-  private int addOverflowed(Object item, int hash, int pos) {
+  private int addOverflowKey(Object item, int hash, int pos) {
     if (overflow == null) {
       overflow = new HashMap<>();
-      byId = new Overflowed[16];
+      byId = new OverflowKey[16];
       positionById = new int[16];
       countByTop = new int[256];
       topShift = 24;
-      probe = new Overflowed();
+      probe = new OverflowKey();
     } else if (overflowed == byId.length) {
       byId = Arrays.copyOf(byId, 2 * overflowed);
       positionById = Arrays.copyOf(positionById, 2 * overflowed);
@@ -329,7 +297,7 @@ public final class SlotIndex {
     if (8 * (overflowed + 1) > countByTop.length && topShift > 8) {
       recount(topShift - 1);
     }
-    Overflowed w = new Overflowed();
+    OverflowKey w = new OverflowKey();
     w.item = item;
     w.hash = hash;
     w.id = overflowed;
@@ -349,14 +317,14 @@ public final class SlotIndex {
     }
   }
 
-  private void removeOverflowed(int id) {
-    Overflowed w = byId[id];
+  private void removeOverflowKey(int id) {
+    OverflowKey w = byId[id];
     overflow.remove(w);
     w.id = -1; // dead, should an inconsistent compareTo have kept it in the map
     countByTop[w.hash >>> topShift]--;
     int last = --overflowed;
     if (id != last) { // the last id takes the freed one: ids stay dense
-      Overflowed moved = byId[last];
+      OverflowKey moved = byId[last];
       moved.id = id;
       byId[id] = moved;
       positionById[id] = positionById[last];
@@ -369,6 +337,7 @@ public final class SlotIndex {
   }
 
   private void clearOverflow() {
+    overflowed = 0;
     overflow = null;
     byId = null;
     positionById = null;
@@ -397,7 +366,7 @@ public final class SlotIndex {
       }
     }
     for (int id = 0; id < overflowed; id++) {
-      Overflowed w = byId[id];
+      OverflowKey w = byId[id];
       int pos = positionById[id];
       if (w.id != id || pos >= size || owner.linkAt(pos) != (OVERFLOW | id)
           || owner.itemAt(pos) != w.item || owner.hashAt(pos) != w.hash) {

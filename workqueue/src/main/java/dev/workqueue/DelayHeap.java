@@ -1,5 +1,6 @@
 package dev.workqueue;
 
+import dev.workqueue.internal.SlotIndex;
 import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,24 +17,22 @@ import org.slf4j.LoggerFactory;
  * insert, 8-ary ~15% below 4-ary.) The index probe of an add behind the head is deferred and
  * done in batches ({@link #offerEarliestDeferred}) so that its misses overlap.
  *
- * <p><b>Layout.</b> By heap position: {@code items}, and two {@code long}s side by side in
- * {@code keys}: the ready time, and the insertion number ({@code seq}, high half; it breaks
- * ties so equal ready times come out first-in first-out) packed with the item's <em>link</em>
- * (low half): its slot in the index and, above it, the fingerprint that slot holds. A
+ * <p><b>Layout.</b> By heap position: {@code items}, each item's hash (taken once, when it
+ * came in), and two {@code long}s side by side in {@code keys}: the ready time, and the
+ * insertion number ({@code seq}, high half; it breaks ties so equal ready times come out
+ * first-in first-out) packed with the item's <em>link</em> in the index (low half). A
  * comparison reads one cache line and never dereferences an item; moving an entry touches two
  * lines and writes its index slot without reading it.
  *
- * <p>The index is an open-addressing table of {@code int}s, probed linearly, at most half
- * full: each entry is heap position + 1 in its low {@code posBits} bits (0 = empty) and a
- * fingerprint of the item's hash in the bits above. A probe reads the table only, and
- * dereferences an item only when a fingerprint matches, so looking up an absent item (every
- * first {@code addAfter}) costs one random memory access. Each item's full hash is kept by
- * heap position in {@code hashes}, taken once when the item came in: deletion and table
- * resizing read it there, so they never call an item's {@code hashCode} while they move other
+ * <p>The index is a {@link SlotIndex}: an open-addressing table of {@code int}s (at most half
+ * full, fingerprints beside positions, so looking up an absent item costs one random memory
+ * access), with a bounded probe and an overflow map that keep keys sharing one hash at
+ * O(log n) calls of {@code equals}/{@code compareTo} (see there). Deletion and resizing read
+ * the hashes kept here, so they never call an item's {@code hashCode} while they move other
  * items' slots (one that throws, or a key changed while it waits, costs no other item its
  * place).
  *
- * <p>Arrays grow by half and the table doubles with the number of items; both shrink, in one
+ * <p>Arrays grow by half and the index doubles with the number of items; both shrink, in one
  * step to the size they need, once fewer than {@link #SHRINK_LIMIT} items are left (so a
  * draining heap never pauses for a big copy or rehash). About 32 bytes per item plus array
  * slack, against ~80 for a heap plus a {@code HashMap<T, Integer>}.
@@ -48,17 +47,14 @@ import org.slf4j.LoggerFactory;
  * among equal ready times. {@link #schedule} sets the time either way (the opt-in
  * reschedule), and queues the item behind others with the same time.
  */
-final class DelayHeap<T> {
+final class DelayHeap<T> implements SlotIndex.Owner {
   private static final Logger log = LoggerFactory.getLogger(DelayHeap.class);
   /** Children per node: a random insert moves ~0.13 levels (a binary heap ~0.6), see above. */
   private static final int ARITY = 8;
   private static final int MIN_CAPACITY = 16;
   private static final int MIN_TABLE = 32;
-  /**
-   * Positions are limited so that a first child's position (ARITY * position + 1) fits in an
-   * {@code int}, and position + 1 plus a fingerprint bit in a table entry.
-   */
-  private static final int MAX_CAPACITY = 1 << 28;
+  /** Positions are limited so that a first child's position (ARITY * position + 1) fits. */
+  private static final int MAX_CAPACITY = SlotIndex.MAX_POSITIONS;
   private static final long SLOT_MASK = 0xFFFF_FFFFL;
   /**
    * The arrays and the index shrink only once this few items are left, in one step to their
@@ -67,38 +63,21 @@ final class DelayHeap<T> {
    * of milliseconds). Below the limit a shrink costs well under a millisecond.
    */
   private static final int SHRINK_LIMIT = 16_384;
-  /** Deferred adds kept before they are applied in one batch. */
-  private static final int STAGE = 64;
   /** From this index size (256 KiB) on, a batch reads its slots ahead. */
   private static final int PREFETCH_TABLE = 1 << 16;
 
   private Object[] items;
   /** By heap position, each item's payload (a priority queue's priority); null if unused. */
   private int[] payloads;
-  private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | index slot
-  /**
-   * By heap position, each item's hash ({@link #hash}), taken once when the item came in: the
-   * index's deletions and rebuilds read it here, so they call no item's {@code hashCode} (which
-   * could throw, or answer differently for a key changed while it waits) while they move other
-   * items' slots.
-   */
+  private long[] keys; // [2p] ready time, [2p + 1] seq << 32 | link in the index
+  /** By heap position, each item's hash ({@link SlotIndex#hash}), taken when it came in. */
   private int[] hashes;
   private int size;
   private int nextSeq = Integer.MIN_VALUE;
 
-  private int[] table; // fingerprint << posBits | (position + 1); 0 = empty
-  private int mask;
-  private int shift; // 32 - posBits: a home slot is the top posBits bits of the hash
-  private int posBits; // log2(table.length)
-  private int posMask;
+  private final SlotIndex index = new SlotIndex(this, MIN_TABLE);
 
-  // Deferred offerEarliest calls, in call order; every ready time was > the head's when staged.
-  private final Object[] stagedItems = new Object[STAGE];
-  private final long[] stagedAt = new long[STAGE];
-  private final int[] stagedPayload = new int[STAGE];
-  private final int[] stagedHash = new int[STAGE];
-  private int staged;
-  private int sink; // keeps the batch's table reads from being optimised away
+  private final DeferredAdds deferred = new DeferredAdds();
 
   /** A heap without payloads. */
   DelayHeap() {
@@ -114,7 +93,6 @@ final class DelayHeap<T> {
     payloads = withPayload ? new int[MIN_CAPACITY] : null;
     keys = new long[2 * MIN_CAPACITY];
     hashes = new int[MIN_CAPACITY];
-    newTable(MIN_TABLE);
   }
 
   /** Returned by {@link #removeReturningPayload} for an item that was not waiting. */
@@ -158,14 +136,13 @@ final class DelayHeap<T> {
 
   boolean contains(T item) {
     flush();
-    return find(item, hash(item)) >= 0;
+    return index.find(item, index.hash(item)) >= 0;
   }
 
   /** The ready time of a waiting item; only if {@link #contains} it. */
   long readyAtOf(T item) {
     flush();
-    int slot = find(item, hash(item));
-    return keys[2 * position(table[slot])];
+    return keys[2 * index.find(item, index.hash(item))];
   }
 
   /**
@@ -184,7 +161,7 @@ final class DelayHeap<T> {
    */
   boolean offerEarliest(T item, long at, int payload) {
     flush();
-    return apply(item, hash(item), at, payload);
+    return apply(item, index.hash(item), at, payload);
   }
 
   /**
@@ -200,15 +177,11 @@ final class DelayHeap<T> {
       offerEarliest(item, at, payload);
       return;
     }
-    int hash = hash(item); // the caller's hashCode runs now, in the call that brought the item
-    if (staged == STAGE) {
+    int hash = index.hash(item); // the caller's hashCode runs now, in its own call
+    if (deferred.isFull()) {
       flush();
     }
-    stagedItems[staged] = item;
-    stagedAt[staged] = at;
-    stagedPayload[staged] = payload;
-    stagedHash[staged] = hash;
-    staged++;
+    deferred.add(item, at, payload, hash);
   }
 
   /** {@link #offerEarliestDeferred(Object, long, int)} without a payload. */
@@ -222,28 +195,19 @@ final class DelayHeap<T> {
    * place, and the caller whose operation applied the batch does not see the exception.
    */
   private void flush() {
-    int n = staged;
-    if (n == 0) {
+    DeferredAdds d = deferred;
+    if (d.count() == 0) {
       return;
     }
-    staged = 0;
-    if (table.length >= PREFETCH_TABLE) {
-      while (size + n > table.length >>> 1) { // grow the index once, before reading it
-        newTable(table.length << 1);
-        rehash();
-      }
-      int touch = 0;
-      for (int i = 0; i < n; i++) {
-        touch += table[home(stagedHash[i])]; // independent reads: their misses overlap
-      }
-      sink += touch;
+    if (index.length() >= PREFETCH_TABLE) {
+      index.ensureRoom(size + d.count(), size); // grow the index once, before reading it
+      d.readAhead(index);
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, n = d.take(); i < n; i++) {
       @SuppressWarnings("unchecked")
-      T item = (T) stagedItems[i];
-      stagedItems[i] = null;
+      T item = (T) d.item(i);
       try {
-        apply(item, stagedHash[i], stagedAt[i], stagedPayload[i]);
+        apply(item, d.hash(i), d.readyAt(i), d.payload(i));
       } catch (RuntimeException e) {
         log.error("a delayed add of an item whose equals threw was dropped; other items are"
             + " unaffected", e);
@@ -252,12 +216,11 @@ final class DelayHeap<T> {
   }
 
   private boolean apply(T item, int hash, long at, int payload) {
-    int slot = find(item, hash);
-    if (slot < 0) {
-      insert(item, hash, at, -1 - slot, payload);
+    int pos = index.find(item, hash);
+    if (pos < 0) {
+      insert(item, hash, at, payload);
       return true;
     }
-    int pos = position(table[slot]);
     if (payloads != null && payload > payloads[pos]) {
       payloads[pos] = payload;
     }
@@ -281,13 +244,12 @@ final class DelayHeap<T> {
   /** {@link #schedule(Object, long)} with a payload for a new item; a waiting item keeps its own. */
   void schedule(T item, long at, int payload) {
     flush();
-    int hash = hash(item);
-    int slot = find(item, hash);
-    if (slot < 0) {
-      insert(item, hash, at, -1 - slot, payload);
+    int hash = index.hash(item);
+    int pos = index.find(item, hash);
+    if (pos < 0) {
+      insert(item, hash, at, payload);
       return;
     }
-    int pos = position(table[slot]);
     long old = keys[2 * pos];
     long meta = pack(takeSeq(), (int) keys[2 * pos + 1]); // behind others with the same time
     // takeSeq may have renumbered: the entry's position is unchanged, its seq is replaced.
@@ -304,8 +266,8 @@ final class DelayHeap<T> {
   /** Whether {@code item} waits with a ready time reached at {@code now}. */
   boolean isDue(T item, long now) {
     flush();
-    int slot = find(item, hash(item));
-    return slot >= 0 && now - keys[2 * position(table[slot])] >= 0;
+    int pos = index.find(item, index.hash(item));
+    return pos >= 0 && now - keys[2 * pos] >= 0;
   }
 
   /** Removes a waiting item; returns whether it was waiting. */
@@ -316,11 +278,10 @@ final class DelayHeap<T> {
   /** Removes a waiting item; returns its payload, or {@link #ABSENT} if it was not waiting. */
   long removeReturningPayload(T item) {
     flush();
-    int slot = find(item, hash(item));
-    if (slot < 0) {
+    int pos = index.find(item, index.hash(item));
+    if (pos < 0) {
       return ABSENT;
     }
-    int pos = position(table[slot]);
     int p = payload(pos);
     removeAt(pos);
     return p;
@@ -335,19 +296,18 @@ final class DelayHeap<T> {
   }
 
   void clear() {
-    Arrays.fill(stagedItems, 0, staged, null);
-    staged = 0;
+    deferred.clear();
     size = 0;
     items = new Object[MIN_CAPACITY];
     payloads = payloads == null ? null : new int[MIN_CAPACITY];
     keys = new long[2 * MIN_CAPACITY];
     hashes = new int[MIN_CAPACITY];
-    newTable(MIN_TABLE);
+    index.clear();
   }
 
   // ---- heap ----
 
-  /** An entry's second key: its insertion number, and its link (fingerprint and index slot). */
+  /** An entry's second key: its insertion number, and its link in the index. */
   private static long pack(int seq, int link) {
     return (long) seq << 32 | (link & SLOT_MASK);
   }
@@ -358,23 +318,19 @@ final class DelayHeap<T> {
     return d < 0 || (d == 0 && (int) (meta >> 32) < (int) (keys[2 * pos + 1] >> 32));
   }
 
-  /** Adds an absent item; {@code slot} is the empty index slot its probe ended on. */
-  private void insert(T item, int hash, long at, int slot, int payload) {
+  /** Adds an absent item. If the index throws (an overflow's equals), nothing changed. */
+  private void insert(T item, int hash, long at, int payload) {
     if (size == items.length) {
       grow();
     }
-    if (size + 1 > table.length >>> 1) {
-      newTable(table.length << 1);
-      rehash();
-      slot = emptySlot(hash);
-    }
-    int seq = takeSeq();
+    index.ensureRoom(size + 1, size);
+    int link = index.add(item, hash, size);
     // place writes the slot
-    siftUp(size++, item, at, pack(seq, (hash << posBits) | slot), payload, hash);
+    siftUp(size++, item, at, pack(takeSeq(), link), payload, hash);
   }
 
   private void removeAt(int pos) {
-    deleteSlot((int) keys[2 * pos + 1] & posMask);
+    index.remove((int) keys[2 * pos + 1]);
     int last = --size;
     if (pos != last) {
       Object item = items[last];
@@ -393,10 +349,7 @@ final class DelayHeap<T> {
       if (items.length > MIN_CAPACITY && size < items.length >>> 2) {
         resize(Math.max(MIN_CAPACITY, 2 * size));
       }
-      if (table.length > MIN_TABLE && size < table.length >>> 3) {
-        newTable(Math.max(MIN_TABLE, Integer.highestOneBit(Math.max(1, size)) << 2));
-        rehash();
-      }
+      index.shrinkIfSparse(size);
     }
   }
 
@@ -409,8 +362,7 @@ final class DelayHeap<T> {
     keys[2 * pos] = at;
     keys[2 * pos + 1] = meta;
     hashes[pos] = hash;
-    int link = (int) meta; // writes the slot without reading it: no miss on a large index
-    table[link & posMask] = (link & ~posMask) | (pos + 1);
+    index.move((int) meta, pos); // writes the slot without reading it: no miss on a large index
   }
 
   /** Moves (item, at, meta) from the hole at {@code pos} towards the root to its place. */
@@ -507,91 +459,26 @@ final class DelayHeap<T> {
     nextSeq = seq;
   }
 
-  // ---- index: linear probing, fingerprints beside positions ----
+  // ---- what the index reads and writes by position ----
 
-  /** Murmur3's finalizer: every bit of {@code h} reaches the top bits (home) and the low bits (fingerprint). */
-  private static int hash(Object item) {
-    int h = item.hashCode();
-    h ^= h >>> 16;
-    h *= 0x85EBCA6B;
-    h ^= h >>> 13;
-    h *= 0xC2B2AE35;
-    h ^= h >>> 16;
-    return h;
+  @Override
+  public Object itemAt(int pos) {
+    return items[pos];
   }
 
-  private int home(int hash) {
-    return hash >>> shift;
+  @Override
+  public int hashAt(int pos) {
+    return hashes[pos];
   }
 
-  private int entry(int hash, int pos) {
-    return (hash << posBits) | (pos + 1);
+  @Override
+  public int linkAt(int pos) {
+    return (int) keys[2 * pos + 1];
   }
 
-  private int position(int entry) {
-    return (entry & posMask) - 1;
-  }
-
-  /** The slot holding {@code item}, or {@code -1 - s} where {@code s} is the empty slot it would take. */
-  private int find(Object item, int hash) {
-    int fingerprint = hash << posBits;
-    for (int s = home(hash); ; s = (s + 1) & mask) {
-      int e = table[s];
-      if (e == 0) {
-        return -1 - s;
-      }
-      if ((e & ~posMask) == fingerprint) {
-        Object other = items[(e & posMask) - 1];
-        if (other == item || item.equals(other)) {
-          return s;
-        }
-      }
-    }
-  }
-
-  private int emptySlot(int hash) {
-    int s = home(hash);
-    while (table[s] != 0) {
-      s = (s + 1) & mask;
-    }
-    return s;
-  }
-
-  /** Empties {@code slot} and shifts later entries of its probe run back (no tombstones). */
-  private void deleteSlot(int slot) {
-    int hole = slot;
-    table[hole] = 0;
-    for (int s = (hole + 1) & mask; table[s] != 0; s = (s + 1) & mask) {
-      int pos = position(table[s]);
-      int h = home(hashes[pos]);
-      // The entry at s may move into the hole unless its home lies cyclically in (hole, s].
-      boolean stays = hole <= s ? (hole < h && h <= s) : (hole < h || h <= s);
-      if (!stays) {
-        table[hole] = table[s];
-        long meta = keys[2 * pos + 1];
-        keys[2 * pos + 1] = pack((int) (meta >> 32), ((int) meta & ~posMask) | hole);
-        table[s] = 0;
-        hole = s;
-      }
-    }
-  }
-
-  private void newTable(int length) {
-    table = new int[length];
-    mask = length - 1;
-    posBits = Integer.numberOfTrailingZeros(length);
-    shift = 32 - posBits;
-    posMask = mask;
-  }
-
-  /** Re-enters every position into a fresh table. */
-  private void rehash() {
-    for (int pos = 0; pos < size; pos++) {
-      int hash = hashes[pos];
-      int slot = emptySlot(hash);
-      table[slot] = entry(hash, pos);
-      keys[2 * pos + 1] = pack((int) (keys[2 * pos + 1] >> 32), (hash << posBits) | slot);
-    }
+  @Override
+  public void relink(int pos, int link) {
+    keys[2 * pos + 1] = pack((int) (keys[2 * pos + 1] >> 32), link);
   }
 
   /** For tests: the number of slots the heap's arrays have now (it grows and shrinks). */
@@ -602,17 +489,9 @@ final class DelayHeap<T> {
   /** For tests: the heap and index agree with each other. */
   boolean checkInvariants() {
     flush();
-    int indexed = 0;
-    for (int s = 0; s < table.length; s++) {
-      if (table[s] != 0) {
-        indexed++;
-        int pos = position(table[s]);
-        int link = (int) keys[2 * pos + 1];
-        if (pos >= size || (link & posMask) != s || (link & ~posMask) != (table[s] & ~posMask)
-            || (table[s] & ~posMask) != hashes[pos] << posBits
-            || hashes[pos] != hash(items[pos])) {
-          return false;
-        }
+    for (int pos = 0; pos < size; pos++) {
+      if (hashes[pos] != index.hash(items[pos])) {
+        return false;
       }
     }
     for (int pos = 1; pos < size; pos++) {
@@ -621,7 +500,6 @@ final class DelayHeap<T> {
         return false;
       }
     }
-    return indexed == size && size <= table.length >>> 1
-        && Arrays.stream(items, size, items.length).allMatch(o -> o == null);
+    return index.check(size) && Arrays.stream(items, size, items.length).allMatch(o -> o == null);
   }
 }

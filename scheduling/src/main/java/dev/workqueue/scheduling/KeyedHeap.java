@@ -1,6 +1,7 @@
 package dev.workqueue.scheduling;
 
 import dev.workqueue.internal.Checks;
+import dev.workqueue.internal.SlotIndex;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -9,12 +10,14 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A 4-ary min-heap whose elements are also reachable by key, in five arrays and no per-element
- * object: the heap holds the elements by position (and each one's slot in the key table), and
- * an open-addressing table holds the keys by slot (with each one's hash and heap position).
+ * A 4-ary min-heap whose elements are also reachable by key, in arrays and no per-element
+ * object (except for keys that overflow the index, see below): by heap position, the element,
+ * its key, and its key's hash packed with its link in the index, a {@link SlotIndex}.
  * Comparisons read the elements straight from the heap's array, as {@code PriorityQueue}'s
- * do; a move writes the element, its slot and the slot's position, all in arrays. Sifting never
- * hashes a key or boxes an index.
+ * do; a move writes the three arrays and the index slot, without reading it. Sifting never
+ * hashes a key or boxes an index. Keys that share one hash cost O(log n) calls of
+ * {@code equals}/{@code compareTo} per operation if they are Comparable (the guarantee of the
+ * JDK's {@code HashMap}, see {@link SlotIndex}), and stay correct, only slower, if not.
  *
  * <table>
  *   <caption>Costs</caption>
@@ -39,11 +42,12 @@ import java.util.function.Function;
  */
 final class KeyedHeap<K, T> {
   private static final Object[] EMPTY = new Object[0];
-  private static final int[] EMPTY_INTS = new int[0];
-  private static final int MIN_TABLE = 16;
+  private static final long[] EMPTY_LONGS = new long[0];
+  private static final int MIN_TABLE = 32;
+  private static final long LINK_MASK = 0xFFFF_FFFFL;
   /**
    * Children per node: a 4-ary heap is half as deep as a binary one, so a pop moves half as many
-   * elements (each move also writes the key table), and a node's children are usually in one
+   * elements (each move also writes the index), and a node's children are usually in one
    * cache line.
    */
   private static final int ARITY = 4;
@@ -51,23 +55,15 @@ final class KeyedHeap<K, T> {
   private final Function<? super T, ? extends K> keyFunction;
   private final Comparator<? super T> comparator;
 
-  // ---- the heap, by position ----
+  // ---- by heap position ----
   private Object[] elements = EMPTY;
-  /** The key table's slot of the element at each position. */
-  private int[] slotOf = EMPTY_INTS;
+  private Object[] keys = EMPTY;
+  /** Each key's hash ({@link SlotIndex#hash}, high half) and its link in the index (low half). */
+  private long[] meta = EMPTY_LONGS;
   private int size;
 
-  // ---- the keys, by slot: linear probing from the top bits of the spread hash ----
-  /**
-   * At most half full, so a probe for an absent key usually ends at its first slot. Deletion
-   * shifts the rest of the probe run back (no tombstones).
-   */
-  private Object[] keys = new Object[MIN_TABLE];
-  /** The spread hash of each slot's key: probing compares it before calling {@code equals}. */
-  private int[] hashes = new int[MIN_TABLE];
-  /** The heap position of each slot's element. */
-  private int[] positionOf = new int[MIN_TABLE];
-  private int shift = 32 - Integer.numberOfTrailingZeros(MIN_TABLE);
+  /** From key to heap position; reads the arrays above through {@link Positions}. */
+  private final SlotIndex index = new SlotIndex(new Positions(), MIN_TABLE);
 
   /**
    * An empty heap.
@@ -93,26 +89,20 @@ final class KeyedHeap<K, T> {
   public T addOrUpdate(T element) {
     Checks.nonNull(element, "element");
     K key = keyOf(element);
-    int hash = spread(key.hashCode());
-    int slot = find(key, hash);
-    if (slot < 0) {
-      if (size == elements.length) {
-        int length = Math.max(16, size + (size >> 1));
-        Object[] es = Arrays.copyOf(elements, length); // both allocated before either is kept
-        int[] so = Arrays.copyOf(slotOf, length);
-        elements = es;
-        slotOf = so;
-      }
-      if (2 * (size + 1) > keys.length) {
-        rehash(keys.length * 2);
-      }
-      siftUp(size++, element, insertSlot(key, hash));
-      return null;
+    int hash = index.hash(key);
+    int pos = index.find(key, hash);
+    if (pos >= 0) {
+      T previous = element(pos);
+      fix(pos, element, keys[pos], meta[pos]); // keeps the key it was added with
+      return previous;
     }
-    int index = positionOf[slot];
-    T previous = element(index);
-    fix(index, element, slot);
-    return previous;
+    if (size == elements.length) {
+      grow();
+    }
+    index.ensureRoom(size + 1, size);
+    int link = index.add(key, hash, size);
+    siftUp(size++, element, key, (long) hash << 32 | (link & LINK_MASK));
+    return null;
   }
 
   /**
@@ -122,8 +112,8 @@ final class KeyedHeap<K, T> {
    * @return the removed element, or null if there was none
    */
   public T delete(K key) {
-    int slot = find(key);
-    return slot < 0 ? null : removeAt(positionOf[slot]);
+    int pos = find(key);
+    return pos < 0 ? null : removeAt(pos);
   }
 
   /**
@@ -151,8 +141,8 @@ final class KeyedHeap<K, T> {
    * @return the element held under {@code key}, or null if there is none
    */
   public T get(K key) {
-    int slot = find(key);
-    return slot < 0 ? null : element(positionOf[slot]);
+    int pos = find(key);
+    return pos < 0 ? null : element(pos);
   }
 
   /**
@@ -205,206 +195,149 @@ final class KeyedHeap<K, T> {
     return (T) elements[i];
   }
 
-  /** Puts {@code element}, whose key is in {@code slot}, at {@code index}. */
-  private void place(int index, Object element, int slot) {
-    elements[index] = element;
-    slotOf[index] = slot;
-    positionOf[slot] = index;
+  private int find(K key) {
+    Checks.nonNull(key, "key");
+    return index.find(key, index.hash(key));
   }
 
-  private T removeAt(int index) {
-    T removed = element(index);
-    deleteSlot(slotOf[index]);
+  private void grow() {
+    if (size >= SlotIndex.MAX_POSITIONS) {
+      throw new IllegalStateException("a keyed heap holds at most " + SlotIndex.MAX_POSITIONS
+          + " elements");
+    }
+    int length = (int) Math.min(SlotIndex.MAX_POSITIONS, Math.max(16, size + (size >> 1)));
+    Object[] es = Arrays.copyOf(elements, length); // all allocated before any is kept
+    Object[] ks = Arrays.copyOf(keys, length);
+    long[] ms = Arrays.copyOf(meta, length);
+    elements = es;
+    keys = ks;
+    meta = ms;
+  }
+
+  /** Puts {@code element} (its key and meta with it) at {@code i}, and tells the index. */
+  private void place(int i, Object element, Object key, long m) {
+    elements[i] = element;
+    keys[i] = key;
+    meta[i] = m;
+    index.move((int) m, i);
+  }
+
+  private T removeAt(int i) {
+    T removed = element(i);
+    index.remove((int) meta[i]); // may relink others, the last among them: read it after
     int last = --size;
     Object moved = elements[last];
-    int movedSlot = slotOf[last];
+    Object movedKey = keys[last];
+    long movedMeta = meta[last];
     elements[last] = null;
-    if (index != last) {
-      fix(index, moved, movedSlot);
+    keys[last] = null;
+    if (i != last) {
+      fix(i, moved, movedKey, movedMeta);
     }
-    if (keys.length > MIN_TABLE && size < keys.length >>> 3) {
-      rehash(keys.length / 2); // an eighth full: halve, to a quarter
-    }
+    index.shrinkIfSparse(size);
     return removed;
   }
 
-  /** Puts {@code element} (key in {@code slot}), which belongs at {@code index}, in its place. */
-  private void fix(int index, Object element, int slot) {
-    if (siftDown(index, element, slot) == index) {
-      siftUp(index, element, slot);
+  /** Puts {@code element}, which belongs at {@code i}, in its place. */
+  private void fix(int i, Object element, Object key, long m) {
+    if (siftDown(i, element, key, m) == i) {
+      siftUp(i, element, key, m);
     }
   }
 
   /**
-   * Moves {@code element}, which belongs at {@code index}, up: parents move into the hole. If
-   * the comparator throws, the element lands in the hole it had reached: every key still leads
-   * to its own element, though the order around that place may be wrong.
+   * Moves {@code element}, which belongs at {@code i}, up: parents move into the hole. If the
+   * comparator throws, the element lands in the hole it had reached: every key still leads to
+   * its own element, though the order around that place may be wrong.
    */
   @SuppressWarnings("unchecked")
-  private void siftUp(int index, Object element, int slot) {
+  private void siftUp(int i, Object element, Object key, long m) {
     Object[] es = elements;
     try {
-      while (index > 0) {
-        int parent = (index - 1) / ARITY;
+      while (i > 0) {
+        int parent = (i - 1) / ARITY;
         Object p = es[parent];
         if (comparator.compare((T) element, (T) p) >= 0) {
           break;
         }
-        place(index, p, slotOf[parent]);
-        index = parent;
+        place(i, p, keys[parent], meta[parent]);
+        i = parent;
       }
     } finally {
-      place(index, element, slot);
+      place(i, element, key, m);
     }
   }
 
   /**
-   * Moves {@code element}, which belongs at {@code index}, down: the least child moves into the
+   * Moves {@code element}, which belongs at {@code i}, down: the least child moves into the
    * hole while it is less. Returns where the element ends. A throwing comparator leaves it in
    * the hole it had reached, as {@link #siftUp} does.
    */
   @SuppressWarnings("unchecked")
-  private int siftDown(int index, Object element, int slot) {
+  private int siftDown(int i, Object element, Object key, long m) {
     Object[] es = elements;
     int n = size;
     try {
       while (true) {
-        int first = index * ARITY + 1;
+        int first = i * ARITY + 1;
         if (first >= n) {
           break;
         }
         int child = first;
         Object c = es[first];
         for (int k = first + 1, end = Math.min(first + ARITY, n); k < end; k++) {
-          Object x = es[k];
-          if (comparator.compare((T) x, (T) c) < 0) {
+          if (comparator.compare((T) es[k], (T) c) < 0) {
             child = k;
-            c = x;
+            c = es[k];
           }
         }
         if (comparator.compare((T) c, (T) element) >= 0) {
           break;
         }
-        place(index, c, slotOf[child]);
-        index = child;
+        place(i, c, keys[child], meta[child]);
+        i = child;
       }
     } finally {
-      place(index, element, slot);
+      place(i, element, key, m);
     }
-    return index;
-  }
-
-  // ---- the table of keys ----
-
-  /** Fibonacci hashing: the multiply carries every bit of {@code h} into the top bits. */
-  private static int spread(int h) {
-    return h * 0x9E3779B9;
-  }
-
-  private int find(K key) {
-    Checks.nonNull(key, "key");
-    return find(key, spread(key.hashCode()));
-  }
-
-  /** The slot of {@code key}, or -1. */
-  private int find(Object key, int hash) {
-    Object[] t = keys;
-    int[] h = hashes;
-    int mask = t.length - 1;
-    for (int i = hash >>> shift; ; i = (i + 1) & mask) {
-      Object k = t[i];
-      if (k == null) {
-        return -1;
-      }
-      if (h[i] == hash && key.equals(k)) {
-        return i;
-      }
-    }
-  }
-
-  /** Puts an absent key in the first free slot of its run; returns the slot. */
-  private int insertSlot(Object key, int hash) {
-    Object[] t = keys;
-    int mask = t.length - 1;
-    int i = hash >>> shift;
-    while (t[i] != null) {
-      i = (i + 1) & mask;
-    }
-    t[i] = key;
-    hashes[i] = hash;
     return i;
   }
 
-  /**
-   * Removes the key in {@code slot} and shifts later keys of its probe run back into the gap,
-   * telling their elements' positions where their keys went.
-   */
-  private void deleteSlot(int slot) {
-    Object[] t = keys;
-    int[] h = hashes;
-    int mask = t.length - 1;
-    int gap = slot;
-    for (int i = (gap + 1) & mask; t[i] != null; i = (i + 1) & mask) {
-      int home = h[i] >>> shift;
-      // The key at i may fill the gap if its home is not in the cyclic range (gap, i].
-      if (((i - home) & mask) >= ((i - gap) & mask)) {
-        t[gap] = t[i];
-        h[gap] = h[i];
-        int position = positionOf[i];
-        positionOf[gap] = position;
-        slotOf[position] = gap;
-        gap = i;
-      }
+  /** What the index reads and writes by position: the key, its hash and its link. */
+  private final class Positions implements SlotIndex.Owner {
+    @Override
+    public Object itemAt(int pos) {
+      return keys[pos];
     }
-    t[gap] = null;
-  }
 
-  private void rehash(int length) {
-    Object[] oldKeys = keys;
-    int[] oldHashes = hashes;
-    Object[] k = new Object[length]; // all three allocated before any is kept
-    int[] h = new int[length];
-    int[] p = new int[length];
-    keys = k;
-    hashes = h;
-    positionOf = p;
-    shift = 32 - Integer.numberOfTrailingZeros(length);
-    for (int i = 0; i < size; i++) {
-      int old = slotOf[i];
-      int slot = insertSlot(oldKeys[old], oldHashes[old]);
-      positionOf[slot] = i;
-      slotOf[i] = slot;
+    @Override
+    public int hashAt(int pos) {
+      return (int) (meta[pos] >>> 32);
+    }
+
+    @Override
+    public int linkAt(int pos) {
+      return (int) meta[pos];
+    }
+
+    @Override
+    public void relink(int pos, int link) {
+      meta[pos] = (meta[pos] & ~LINK_MASK) | (link & LINK_MASK);
     }
   }
 
   /**
-   * For tests: the arrays agree with each other (every position's slot leads back to it, every
-   * key leads to an element with that key, nothing is held beyond {@code size}, the table is at
-   * most half full and every key is reachable from its home slot), and, with {@code order}, the
-   * heap order holds.
+   * For tests: the arrays and the index agree with each other (every position's key leads back
+   * to it, every key is its element's, with its hash, nothing is held beyond {@code size}), and,
+   * with {@code order}, the heap order holds.
    */
-  @SuppressWarnings("unchecked")
   boolean checkInvariants(boolean order) {
-    int keysHeld = 0;
-    int mask = keys.length - 1;
-    for (int s = 0; s < keys.length; s++) {
-      if (keys[s] == null) {
-        continue;
-      }
-      keysHeld++;
-      int p = positionOf[s];
-      if (p < 0 || p >= size || slotOf[p] != s || hashes[s] != spread(keys[s].hashCode())
-          || !keys[s].equals(keyOf(element(p)))) {
+    for (int p = 0; p < elements.length; p++) {
+      if ((p < size) != (elements[p] != null) || (p < size) != (keys[p] != null)) {
         return false;
       }
-      for (int i = hashes[s] >>> shift; i != s; i = (i + 1) & mask) {
-        if (keys[i] == null) {
-          return false; // a probe for this key would stop before reaching it
-        }
-      }
-    }
-    for (int p = 0; p < elements.length; p++) {
-      if ((p < size) != (elements[p] != null)) {
+      if (p < size && ((int) (meta[p] >>> 32) != index.hash(keys[p])
+          || !keys[p].equals(keyOf(element(p))))) {
         return false;
       }
       if (order && p > 0 && p < size
@@ -412,7 +345,7 @@ final class KeyedHeap<K, T> {
         return false;
       }
     }
-    return keysHeld == size && 2 * size <= keys.length;
+    return index.check(size);
   }
 
   @Override

@@ -1,0 +1,36 @@
+package dev.workqueue.internal;
+
+/**
+ * Internal: an item in a {@link SlotIndex}'s overflow map, with the hash the index keeps for it
+ * and its overflow id. Equal as the items are ({@code equals} of this key's item), with the
+ * kept hash (so the map never calls the item's {@code hashCode}), and ordered by the items'
+ * {@code compareTo} when they are Comparable and of one class: that is what lets the map keep
+ * a bin of one hash as a tree with O(log n) lookups. Otherwise the order is 0 and the map
+ * searches the bin with {@code equals}.
+ */
+final class OverflowKey implements Comparable<OverflowKey> {
+  Object item;
+  int hash;
+  int id;
+
+  @Override
+  public int hashCode() {
+    return hash;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof OverflowKey w && (w.item == item || item.equals(w.item));
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public int compareTo(OverflowKey w) {
+    Object a = item;
+    Object b = w.item;
+    if (a == b || !(a instanceof Comparable) || a.getClass() != b.getClass()) {
+      return 0; // the map then searches both sides, with equals
+    }
+    return ((Comparable<Object>) a).compareTo(b);
+  }
+}

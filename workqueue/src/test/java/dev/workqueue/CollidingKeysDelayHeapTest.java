@@ -1,0 +1,214 @@
+package dev.workqueue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keys that all share one {@code hashCode} (an attacker's: {@code "c0"} and {@code "an"} hash
+ * alike, so every string of k such blocks does) must not make the waiting room quadratic: with
+ * Comparable keys the {@code equals}/{@code compareTo} calls per key may grow only slowly with
+ * the number of keys; with keys that are not Comparable it must stay correct.
+ */
+class CollidingKeysDelayHeapTest {
+
+  /** Counts the calls of {@code equals} and {@code compareTo} of the keys made with it. */
+  static final class Counter {
+    long calls;
+  }
+
+  /** A Comparable key whose hash is its name's. */
+  static final class Key implements Comparable<Key> {
+    final String name;
+    final Counter counter;
+
+    Key(String name, Counter counter) {
+      this.name = name;
+      this.counter = counter;
+    }
+
+    @Override
+    public int hashCode() {
+      return name.hashCode();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      counter.calls++;
+      return o instanceof Key k && k.name.equals(name);
+    }
+
+    @Override
+    public int compareTo(Key o) {
+      counter.calls++;
+      return name.compareTo(o.name);
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /** A key that is not Comparable; its hash is its name's. */
+  record Plain(String name) {}
+
+  /** The 2^blocks strings of {@code blocks} blocks of "c0" or "an": one hashCode for all. */
+  static List<String> collidingNames(int blocks) {
+    List<String> names = new ArrayList<>();
+    for (int bits = 0; bits < 1 << blocks; bits++) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < blocks; i++) {
+        b.append((bits >>> i & 1) == 0 ? "c0" : "an");
+      }
+      names.add(b.toString());
+    }
+    assertEquals(1, names.stream().mapToInt(String::hashCode).distinct().count());
+    return names;
+  }
+
+  /**
+   * Adds every key (half at once, half deferred), looks each up, moves some earlier, removes
+   * every other one and polls the rest, checking the answers; returns the key calls made.
+   */
+  static <K> void exercise(List<K> keys, Function<K, K> copy) {
+    DelayHeap<K> h = new DelayHeap<>();
+    int n = keys.size();
+    Map<K, Long> model = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      long at = 1_000 + i;
+      if (i % 2 == 0) {
+        assertTrue(h.offerEarliest(keys.get(i), at));
+      } else {
+        h.offerEarliestDeferred(keys.get(i), at);
+      }
+      model.put(keys.get(i), at);
+    }
+    assertEquals(n, h.size());
+    for (int i = 0; i < n; i++) {
+      K k = copy.apply(keys.get(i));
+      assertTrue(h.contains(k));
+      assertEquals(model.get(k), h.readyAtOf(k));
+    }
+    for (int i = 0; i < n; i += 5) {
+      K k = copy.apply(keys.get(i));
+      assertTrue(h.offerEarliest(k, 500 + i)); // earlier: moves
+      assertFalse(h.offerEarliest(k, 1_000_000)); // later: stays
+      model.put(k, 500L + i);
+    }
+    for (int i = 1; i < n; i += 2) {
+      assertTrue(h.remove(copy.apply(keys.get(i))));
+      assertFalse(h.contains(copy.apply(keys.get(i))));
+      model.remove(keys.get(i));
+    }
+    long last = Long.MIN_VALUE;
+    while (!h.isEmpty()) {
+      K k = h.poll();
+      Long at = model.remove(k);
+      assertTrue(at != null && at >= last, "polled in order: " + k);
+      last = at;
+    }
+    assertTrue(model.isEmpty());
+  }
+
+  static double callsPerKey(int blocks) {
+    Counter c = new Counter();
+    List<Key> keys = new ArrayList<>();
+    for (String s : collidingNames(blocks)) {
+      keys.add(new Key(s, c));
+    }
+    exercise(keys, k -> new Key(k.name, c));
+    return (double) c.calls / keys.size();
+  }
+
+  @Test
+  void comparableCollidingKeys_costLogarithmicKeyCalls() {
+    double small = callsPerKey(11); // 2,048 keys
+    double large = callsPerKey(13); // 8,192 keys
+    String what = String.format("equals+compareTo per key: %.1f for 2,048 keys, %.1f for 8,192",
+        small, large);
+    assertTrue(large <= 1.5 * small, what);
+  }
+
+  @Test
+  void nonComparableCollidingKeys_stayCorrect() {
+    List<Plain> keys = new ArrayList<>();
+    for (String s : collidingNames(10)) {
+      keys.add(new Plain(s));
+    }
+    exercise(keys, k -> new Plain(k.name()));
+  }
+
+  @Test
+  void collidingKeys_throughGrowthAndShrink_keepInvariants() {
+    Counter c = new Counter();
+    List<Key> keys = new ArrayList<>();
+    for (String s : collidingNames(9)) {
+      keys.add(new Key(s, c));
+    }
+    DelayHeap<Key> h = new DelayHeap<>();
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < keys.size(); i++) {
+        h.offerEarliest(keys.get(i), (i * 7919L) % 1000);
+        if (i % 64 == 0) {
+          assertTrue(h.checkInvariants(), "after add " + i);
+        }
+      }
+      for (int i = 0; i < keys.size(); i += 2) {
+        assertTrue(h.remove(keys.get(i)));
+      }
+      assertTrue(h.checkInvariants(), "after removals");
+      int polled = 0;
+      while (h.size() > 10) {
+        h.poll();
+        polled++;
+        if (polled % 64 == 0) {
+          assertTrue(h.checkInvariants(), "after poll " + polled);
+        }
+      }
+    }
+  }
+
+  /** Overflowed items keep their payloads, move both ways and survive a renumbering. */
+  @Test
+  void collidingKeys_withPayloads_scheduleAndRenumber() {
+    Counter c = new Counter();
+    List<Key> keys = new ArrayList<>();
+    for (String s : collidingNames(8)) {
+      keys.add(new Key(s, c));
+    }
+    DelayHeap<Key> h = new DelayHeap<>(true);
+    h.setNextSeq(Integer.MAX_VALUE - 100); // runs out of insertion numbers on the way
+    Map<Key, Long> model = new HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      h.offerEarliest(keys.get(i), 100, i);
+      model.put(keys.get(i), 100L);
+    }
+    for (int i = 0; i < keys.size(); i += 3) {
+      long at = i % 2 == 0 ? 50 + i : 500 + i; // earlier or later
+      h.schedule(new Key(keys.get(i).name, c), at);
+      model.put(keys.get(i), at);
+    }
+    assertTrue(h.checkInvariants());
+    for (int i = 0; i < keys.size(); i += 7) {
+      assertEquals(i, h.removeReturningPayload(new Key(keys.get(i).name, c)));
+      model.remove(keys.get(i));
+    }
+    assertTrue(h.checkInvariants());
+    long last = Long.MIN_VALUE;
+    while (!h.isEmpty()) {
+      long at = h.headReadyAt();
+      assertTrue(at >= last);
+      assertEquals(model.remove(h.poll()), at);
+      last = at;
+    }
+    assertTrue(model.isEmpty());
+  }
+}

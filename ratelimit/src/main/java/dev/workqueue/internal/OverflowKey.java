@@ -7,11 +7,18 @@ package dev.workqueue.internal;
  * {@code compareTo} when they are Comparable and of one class: that is what lets the map keep
  * a bin of one hash as a tree with O(log n) lookups. Otherwise the order is 0 and the map
  * searches the bin with {@code equals}.
+ *
+ * <p>A <em>quiet</em> key is one the index knows the answer for: an item entering the overflow in
+ * a rebuild is absent from it, and one leaving it is this very key. What its item's {@code equals}
+ * or {@code compareTo} throws then counts as "not equal" and "no order", so the map searches on
+ * and finds the key by identity: a rebuild or a removal, which may run for another caller's
+ * operation (a heap's poll), never throws an item's exception halfway through.
  */
 final class OverflowKey implements Comparable<OverflowKey> {
   Object item;
   int hash;
   int id;
+  boolean quiet;
 
   @Override
   public int hashCode() {
@@ -20,7 +27,17 @@ final class OverflowKey implements Comparable<OverflowKey> {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof OverflowKey w && (w.item == item || item.equals(w.item));
+    if (o == this) {
+      return true;
+    }
+    try {
+      return o instanceof OverflowKey w && (w.item == item || item.equals(w.item));
+    } catch (RuntimeException e) {
+      if (quiet) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   @Override
@@ -31,6 +48,13 @@ final class OverflowKey implements Comparable<OverflowKey> {
     if (a == b || !(a instanceof Comparable) || a.getClass() != b.getClass()) {
       return 0; // the map then searches both sides, with equals
     }
-    return ((Comparable<Object>) a).compareTo(b);
+    try {
+      return ((Comparable<Object>) a).compareTo(b);
+    } catch (RuntimeException e) {
+      if (quiet) {
+        return 0;
+      }
+      throw e;
+    }
   }
 }

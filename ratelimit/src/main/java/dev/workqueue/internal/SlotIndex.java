@@ -50,9 +50,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * until removed.
  *
  * <p><b>User code.</b> Items' hashes are taken once ({@link #hash}) and kept by the owner:
- * deletions and rebuilds never call {@code hashCode}. {@code equals} runs in lookups; the
- * overflow also calls {@code equals} and {@code compareTo} when an item enters it (also in a
- * rebuild) or leaves it. A {@code compareTo} inconsistent with {@code equals} can hide an
+ * deletions and rebuilds never call {@code hashCode}. {@code equals} runs in lookups, and the
+ * overflow calls {@code equals} and {@code compareTo} when an item enters it or leaves it; what
+ * they throw reaches only the caller of {@link #find} or {@link #add}, before anything changed.
+ * A rebuild and a removal know their answer (the item is absent, or is that very key), so they
+ * let the map search on past what an item throws ({@link OverflowKey}): they never throw, and
+ * the index stays whole. A {@code compareTo} inconsistent with {@code equals} can hide an
  * overflowed item, as it can in a {@code HashMap}.
  */
 public final class SlotIndex {
@@ -149,6 +152,11 @@ public final class SlotIndex {
    * If it throws (the overflow's {@code equals} or {@code compareTo}), nothing changed.
    */
   public int add(Object item, int hash, int pos) {
+    return place(item, hash, pos, false);
+  }
+
+  /** {@link #add}; {@code known} for an item known to be absent (a rebuild's): never throws. */
+  private int place(Object item, int hash, int pos, boolean known) {
     int[] t = table;
     int s = hash >>> shift;
     for (int i = 0; i < PROBE_LIMIT; i++, s = (s + 1) & mask) {
@@ -158,7 +166,7 @@ public final class SlotIndex {
         return link;
       }
     }
-    return addOverflowKey(item, hash, pos);
+    return addOverflowKey(item, hash, pos, known);
   }
 
   /** Records that the item with {@code link} is now at {@code pos}; reads nothing. */
@@ -244,7 +252,7 @@ public final class SlotIndex {
     Owner o = owner;
     for (int pos = 0; pos < size; pos++) {
       if (o.linkAt(pos) >= 0) {
-        o.relink(pos, add(o.itemAt(pos), o.hashAt(pos), pos));
+        o.relink(pos, place(o.itemAt(pos), o.hashAt(pos), pos, true));
       }
     }
   }
@@ -282,7 +290,7 @@ public final class SlotIndex {
     }
   }
 
-  private int addOverflowKey(Object item, int hash, int pos) {
+  private int addOverflowKey(Object item, int hash, int pos, boolean known) {
     if (overflow == null) {
       overflow = new HashMap<>();
       byId = new OverflowKey[16];
@@ -301,7 +309,9 @@ public final class SlotIndex {
     w.item = item;
     w.hash = hash;
     w.id = overflowed;
-    overflow.put(w, w); // may throw: nothing changed yet
+    w.quiet = known;
+    overflow.put(w, w); // may throw (unless known): nothing changed yet
+    w.quiet = false;
     byId[w.id] = w;
     positionById[w.id] = pos;
     countByTop[hash >>> topShift]++;
@@ -319,6 +329,7 @@ public final class SlotIndex {
 
   private void removeOverflowKey(int id) {
     OverflowKey w = byId[id];
+    w.quiet = true; // found by identity whatever its item's equals and compareTo do
     overflow.remove(w);
     w.id = -1; // dead, should an inconsistent compareTo have kept it in the map
     countByTop[w.hash >>> topShift]--;

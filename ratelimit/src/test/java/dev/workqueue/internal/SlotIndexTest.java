@@ -79,6 +79,17 @@ class SlotIndexTest {
       return true;
     }
 
+    /** Removes the item at {@code pos} by its link, without a lookup (as a heap's poll does). */
+    void removeAt(int pos) {
+      index.remove(links[pos]);
+      int last = --size;
+      if (pos != last) {
+        put(pos, items[last], hashes[last], links[last]);
+      }
+      items[last] = null;
+      index.shrinkIfSparse(size);
+    }
+
     private void put(int pos, Object item, int hash, int link) {
       items[pos] = item;
       hashes[pos] = hash;
@@ -218,6 +229,90 @@ class SlotIndexTest {
     assertTrue(bag.index.check(bag.size));
     for (int i = 0; i < 200_000; i++) {
       assertEquals(i % 2 == 1, bag.contains(i));
+    }
+  }
+
+  /** Comparable, with a chosen hash; its equals and compareTo throw while {@code hostile}. */
+  static final class Hostile implements Comparable<Hostile> {
+    static boolean hostile;
+    final int id;
+    final int hash;
+
+    Hostile(int id, int hash) {
+      this.id = id;
+      this.hash = hash;
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (hostile && o != this) {
+        throw new IllegalStateException("equals of " + id);
+      }
+      return o instanceof Hostile h && h.id == id;
+    }
+
+    @Override
+    public int compareTo(Hostile o) {
+      if (hostile && o != this) {
+        throw new IllegalStateException("compareTo of " + id);
+      }
+      return Integer.compare(id, o.id);
+    }
+  }
+
+  /**
+   * Items whose equals and compareTo start throwing once indexed: removing them by their links
+   * (a heap's poll) and a rebuild that moves them into the overflow (a shrink under which two
+   * groups of one hash each come to share a home) call no user code that can throw, and the
+   * index stays whole.
+   */
+  @Test
+  void itemsThatStartThrowing_areRemovedAndRebuiltWithoutCallingThem() {
+    Bag bag = new Bag();
+    Random r = new Random(7);
+    int hashA = 12345;
+    int mixedA = bag.index.hash(new Hostile(-1, hashA));
+    int hashB = hashA + 1;
+    while (true) { // one home in a table of 128, two homes in one of 512
+      int m = bag.index.hash(new Hostile(-1, hashB));
+      if (m >>> 25 == mixedA >>> 25 && m >>> 23 != mixedA >>> 23) {
+        break;
+      }
+      hashB++;
+    }
+    List<Object> hostiles = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      hostiles.add(new Hostile(i, hashA));
+      hostiles.add(new Hostile(100 + i, hashB));
+    }
+    for (int i = 0; i < 40; i++) {
+      hostiles.add(new Hostile(200 + i, hashA)); // 24 more than one home's run: overflowed
+    }
+    for (Object h : hostiles) {
+      bag.add(h, r);
+    }
+    for (int i = 0; i < 300; i++) {
+      bag.add(i, r); // the table grows to 512 and more
+    }
+    assertTrue(bag.index.overflowed() >= 24);
+    Hostile.hostile = true;
+    try {
+      for (int i = 0; i < 300; i++) {
+        assertTrue(bag.remove(i)); // Integers: the shrinks re-place the hostile items
+      }
+      assertTrue(bag.index.check(bag.size), "after the shrinks");
+      assertEquals(hostiles.size(), bag.size);
+      while (bag.size > 0) {
+        bag.removeAt(r.nextInt(bag.size));
+        assertTrue(bag.index.check(bag.size), "after a removal by link, " + bag.size + " left");
+      }
+    } finally {
+      Hostile.hostile = false;
     }
   }
 }

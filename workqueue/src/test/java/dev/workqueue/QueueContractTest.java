@@ -584,6 +584,50 @@ class QueueContractTest {
     assertTrue(q.shutDownWithDrain(Duration.ZERO));
   }
 
+  /** One hash code for all; Comparable, but compareTo throws for a negative rank. */
+  private record Ranked(int rank) implements Comparable<Ranked> {
+    @Override
+    public int hashCode() {
+      return 42;
+    }
+
+    @Override
+    public int compareTo(Ranked o) {
+      if (rank < 0 || o.rank < 0) {
+        throw new IllegalStateException("compareTo of " + this + " and " + o);
+      }
+      return Integer.compare(rank, o.rank);
+    }
+  }
+
+  /**
+   * An add whose insert throws after the JDK's map took the entry in (the item's compareTo while
+   * the map turns a bin of one hash into a tree) is dropped again; the map counted it out but
+   * never in. Eight such adds took the map's count to 0 with eight items queued, and a draining
+   * shutdown then found the queue empty and returned at once.
+   */
+  @ParameterizedTest
+  @EnumSource(QueueKind.class)
+  void shutDownWithDrain_waitsForWhatIsQueued_afterAddsThatThrewInsideTheMap(QueueKind kind)
+      throws Exception {
+    WorkQueue<Object> q =
+        remember(kind.build(WorkQueue.<Object>builder().clock(clock), o -> "g"));
+    for (int i = 0; i < 64; i++) {
+      q.add("filler-" + i); // the map's table grows past 64 bins, where a long bin becomes a tree
+    }
+    assertEquals(64, drainNow(q).size());
+    for (int i = 0; i < 8; i++) {
+      q.add(new Ranked(i)); // one bin of eight
+    }
+    for (int i = 1; i <= 8; i++) {
+      Ranked ninth = new Ranked(-i);
+      assertThrows(IllegalStateException.class, () -> q.add(ninth));
+    }
+    assertFalse(q.shutDownWithDrain(Duration.ZERO), "eight items are queued");
+    assertEquals(8, drainNow(q).size());
+    assertTrue(q.shutDownWithDrain(Duration.ZERO));
+  }
+
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void shutDownWithDrain_isEndedByAConcurrentShutDown(QueueKind kind) throws Exception {

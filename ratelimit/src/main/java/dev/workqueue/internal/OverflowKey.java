@@ -8,11 +8,16 @@ package dev.workqueue.internal;
  * a bin of one hash as a tree with O(log n) lookups. Otherwise the order is 0 and the map
  * searches the bin with {@code equals}.
  *
- * <p>A <em>quiet</em> key is one the index knows the answer for: an item entering the overflow in
- * a rebuild is absent from it, and one leaving it is this very key. What its item's {@code equals}
- * or {@code compareTo} throws then counts as "not equal" and "no order", so the map searches on
- * and finds the key by identity: a rebuild or a removal, which may run for another caller's
- * operation (a heap's poll), never throws an item's exception halfway through.
+ * <p>The map calls {@code compareTo} on keys other than the one it is given, while it turns a bin
+ * into a tree or splits one in a resize; an exception there would leave the map half changed. So
+ * what an item's {@code compareTo} throws counts as "no order" (0), and the map searches on with
+ * {@code equals}: such items cost O(n) among their own hash, as items that are not Comparable
+ * do, and nothing is lost. {@code equals} runs only on the key the map is given: for a lookup or
+ * an add it throws to that caller before anything changed; a <em>quiet</em> key is one the index
+ * knows the answer for (an item entering the overflow in a rebuild is absent from it, one leaving
+ * it is this very key), and what its item's {@code equals} throws counts as "not equal", so a
+ * rebuild or a removal, which may run for another caller's operation (a heap's poll), never
+ * throws an item's exception halfway through.
  */
 final class OverflowKey implements Comparable<OverflowKey> {
   Object item;
@@ -51,10 +56,7 @@ final class OverflowKey implements Comparable<OverflowKey> {
     try {
       return ((Comparable<Object>) a).compareTo(b);
     } catch (RuntimeException e) {
-      if (quiet) {
-        return 0;
-      }
-      throw e;
+      return 0; // see the class comment
     }
   }
 }

@@ -55,8 +55,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * they throw reaches only the caller of {@link #find} or {@link #add}, before anything changed.
  * A rebuild and a removal know their answer (the item is absent, or is that very key), so they
  * let the map search on past what an item throws ({@link OverflowKey}): they never throw, and
- * the index stays whole. A {@code compareTo} inconsistent with {@code equals} can hide an
- * overflowed item, as it can in a {@code HashMap}.
+ * the index stays whole. What an item's {@code compareTo} throws counts as "no order". A
+ * {@code compareTo} inconsistent with {@code equals} can hide an overflowed item from a lookup,
+ * as it can in a {@code HashMap}; a removal that the map cannot find builds the map again
+ * without it, so no dead key is left behind.
  */
 public final class SlotIndex {
   /** Positions are below this: position + 1 and a fingerprint bit fit in an entry. */
@@ -284,7 +286,7 @@ public final class SlotIndex {
     p.hash = hash;
     try {
       OverflowKey w = overflow.get(p);
-      return w == null || w.id < 0 ? -1 : positionById[w.id];
+      return w == null ? -1 : positionById[w.id];
     } finally {
       p.item = null;
     }
@@ -329,9 +331,10 @@ public final class SlotIndex {
 
   private void removeOverflowKey(int id) {
     OverflowKey w = byId[id];
-    w.quiet = true; // found by identity whatever its item's equals and compareTo do
-    overflow.remove(w);
-    w.id = -1; // dead, should an inconsistent compareTo have kept it in the map
+    w.quiet = true; // found by identity whatever its item's equals does
+    if (overflow.remove(w) == null) { // a compareTo that changed its answer hid it from the map
+      remapOverflowWithout(w);
+    }
     countByTop[w.hash >>> topShift]--;
     int last = --overflowed;
     if (id != last) { // the last id takes the freed one: ids stay dense
@@ -344,6 +347,19 @@ public final class SlotIndex {
     byId[last] = null;
     if (overflowed == 0) {
       clearOverflow();
+    }
+  }
+
+  /** Builds the overflow map again from the live keys but {@code gone}: O(overflowed), rare. */
+  private void remapOverflowWithout(OverflowKey gone) {
+    overflow = new HashMap<>();
+    for (int i = 0; i < overflowed; i++) {
+      OverflowKey w = byId[i];
+      if (w != gone) {
+        w.quiet = true; // absent from the new map
+        overflow.put(w, w);
+        w.quiet = false;
+      }
     }
   }
 

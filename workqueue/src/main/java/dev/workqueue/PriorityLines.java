@@ -247,16 +247,8 @@ final class PriorityLines<T> {
       if (level.priority != priorities[i] || (i > 0 && priorities[i - 1] <= priorities[i])) {
         return false;
       }
-      int n = 0;
-      PriorityEntry<T> prev = null;
-      for (PriorityEntry<T> e = level.head; e != null; e = e.next) {
-        if (e.prev != prev || e.level != level || e.priority != level.priority) {
-          return false;
-        }
-        prev = e;
-        n++;
-      }
-      if (n != level.size || level.tail != prev) {
+      int n = lineLength(level);
+      if (n < 0) {
         return false;
       }
       if (n > 0 && expectedTop == null) {
@@ -264,21 +256,34 @@ final class PriorityLines<T> {
       }
       counted += n;
     }
-    if (counted != size || expectedTop != top) {
-      return false;
-    }
-    if (trackAge) {
-      int n = 0;
-      PriorityEntry<T> older = null;
-      for (PriorityEntry<T> e = oldest; e != null; e = e.newer) {
-        if (e.older != older || (older != null && e.readySince - older.readySince < 0)) {
-          return false;
-        }
-        older = e;
-        n++;
+    return counted == size && expectedTop == top && (!trackAge || ageLineAgrees());
+  }
+
+  /** The level's line is linked both ways, at its priority, with its size; else -1. */
+  private int lineLength(Level<T> level) {
+    int n = 0;
+    PriorityEntry<T> prev = null;
+    for (PriorityEntry<T> e = level.head; e != null; e = e.next) {
+      if (e.prev != prev || e.level != level || e.priority != level.priority) {
+        return -1;
       }
-      return n == size && newest == older;
+      prev = e;
+      n++;
     }
-    return true;
+    return n == level.size && level.tail == prev ? n : -1;
+  }
+
+  /** The age line holds every entry, linked both ways, oldest first. */
+  private boolean ageLineAgrees() {
+    int n = 0;
+    PriorityEntry<T> older = null;
+    for (PriorityEntry<T> e = oldest; e != null; e = e.newer) {
+      if (e.older != older || (older != null && e.readySince - older.readySince < 0)) {
+        return false;
+      }
+      older = e;
+      n++;
+    }
+    return n == size && newest == older;
   }
 }

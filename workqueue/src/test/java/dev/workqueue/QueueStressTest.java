@@ -61,7 +61,7 @@ class QueueStressTest {
   @ParameterizedTest
   @EnumSource(QueueKind.class)
   void shutDownWithDrain_racingTheLastDones_alwaysReturns(QueueKind kind) throws Exception {
-    int rounds = 300 * StressScale.factor();
+    int rounds = 150 * StressScale.factor(); // 300 until the build's time was cut; -Plong: 1500
     int items = 8;
     for (int round = 0; round < rounds; round++) {
       WorkQueue<String> q = kind.build(WorkQueue.<String>builder(), QueueKind.FIRST_CHAR);
@@ -107,7 +107,7 @@ class QueueStressTest {
   @EnumSource(QueueKind.class)
   void shutDownWithDrain_racingAddsOfNewItems_returnsAndLeavesNothing(QueueKind kind)
       throws Exception {
-    int rounds = 100 * StressScale.factor();
+    int rounds = 50 * StressScale.factor(); // 100 until the build's time was cut; -Plong: 500
     for (int round = 0; round < rounds; round++) {
       WorkQueue<String> q = kind.build(WorkQueue.<String>builder(), QueueKind.FIRST_CHAR);
       Set<String> handedOut = java.util.concurrent.ConcurrentHashMap.newKeySet();

@@ -1,6 +1,7 @@
 package dev.workqueue.benchmarks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Collection;
@@ -15,7 +16,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Checks that the harness runs: the annotation processor generated the benchmark list, the
  * adapters work, and a producer/consumer group ends its iteration instead of hanging. One
- * in-process iteration of ~100 ms each; it asserts that a figure came out, never its size.
+ * in-process iteration of ~100 ms each; it asserts that the run completed and that a figure came
+ * out, never its size: on a loaded machine a 100 ms window may hold no completed round, no
+ * delivered item, nothing on time, so no count or rate inside it is asserted to be positive.
+ * (A benchmark that throws fails the run: {@code shouldFailOnError}.)
  */
 class HarnessSmokeTest {
 
@@ -45,10 +49,22 @@ class HarnessSmokeTest {
     return results.iterator().next();
   }
 
+  /** A figure came out: a number, however small (zero included), never NaN nor negative. */
+  private static void assertFigure(RunResult r, String secondary) {
+    assertTrue(r.getSecondaryResults().containsKey(secondary),
+        "no figure " + secondary + " in " + r.getSecondaryResults().keySet());
+    assertFigure(r.getSecondaryResults().get(secondary).getScore(), secondary);
+  }
+
+  private static void assertFigure(double score, String what) {
+    assertFalse(Double.isNaN(score), what + " is NaN");
+    assertTrue(score >= 0, what + " " + score);
+  }
+
   @Test
-  void oneThreadRoundTrip_producesAPositiveTime() throws RunnerException {
+  void oneThreadRoundTrip_producesAFigure() throws RunnerException {
     RunResult r = runOne(tiny(OneThreadBenchmark.class.getName() + ".addGetDone", "toolkit"));
-    assertTrue(r.getPrimaryResult().getScore() > 0, "score " + r.getPrimaryResult());
+    assertFigure(r.getPrimaryResult().getScore(), "score");
   }
 
   @Test
@@ -57,8 +73,7 @@ class HarnessSmokeTest {
     RunResult r = runOne(new OptionsBuilder()
         .parent(tiny(HandOffBenchmark.class.getName() + ".p2c2", "peer"))
         .param("keys", "spread").build());
-    double consumed = r.getSecondaryResults().get("p2c2_consume").getScore();
-    assertTrue(consumed > 0, "consumer rate " + consumed);
+    assertFigure(r, "p2c2_consume");
   }
 
   @Test
@@ -66,8 +81,11 @@ class HarnessSmokeTest {
       throws RunnerException {
     RunResult r = runOne(tiny(DelayedCpuBenchmark.class.getName() + ".produce", "toolkit-named",
         "consumers", "4"));
-    assertTrue(r.getSecondaryResults().get("delivered").getScore() > 0, r.toString());
-    assertTrue(r.getSecondaryResults().get("cpu_ns_per_item").getScore() > 0, r.toString());
+    // The consumers were stopped: the trial's tear-down throws if one is still alive.
+    assertFigure(r, "delivered");
+    if (r.getSecondaryResults().get("delivered").getScore() > 0) { // none may fall due in 100 ms
+      assertFigure(r, "cpu_ns_per_item");
+    }
   }
 
   @Test
@@ -76,12 +94,16 @@ class HarnessSmokeTest {
     RunResult r = runOne(new OptionsBuilder()
         .parent(tiny(ControllerBenchmark.class.getName() + ".reconcileAll"))
         .param("controller", "peer").param("workers", "2").build());
-    assertTrue(r.getPrimaryResult().getScore() > 0, r.toString());
+    assertFigure(r.getPrimaryResult().getScore(), "score");
   }
 
   @Test
-  void firstOfManyDue_roundsEndAndReportALateness() throws RunnerException {
+  void firstOfManyDue_roundsEndAndReportTheirFigures() throws RunnerException {
+    // A round that does not end throws after 10 s (failing the run). "rounds" counts only the
+    // rounds whose adds finished before the due time: on a loaded machine every round of the
+    // 100 ms may be late (late_fills), so neither count is asserted positive.
     RunResult r = runOne(tiny(FirstOfManyDueBenchmark.class.getName() + ".round", "toolkit"));
-    assertTrue(r.getSecondaryResults().get("rounds").getScore() > 0, r.toString());
+    assertFigure(r, "rounds");
+    assertFigure(r, "late_fills");
   }
 }

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -34,8 +33,8 @@ import org.openjdk.jol.vm.VM;
  * least a queue with de-duplication can keep), {@code chmset_lbq} (a {@code ConcurrentHashMap}
  * key set beside a {@code LinkedBlockingQueue}) and {@code naive} ({@link NaiveWorkQueue}).
  *
- * <p><b>The figure is the secondary result {@code bytesPerKey}</b> (the primary score is only
- * the time the measurement took).
+ * <p><b>The figure is the secondary result {@code bytesPerItem}</b>, per queued key here (the
+ * primary score is only the time the measurement took).
  *
  * <p>Run: {@code benchmarks/run.sh quick QueuedMemoryBenchmark}.
  */
@@ -51,15 +50,8 @@ public class QueuedMemoryBenchmark {
   @Param({"fifo", "priority", "linkedhashset", "chmset_lbq", "naive"})
   public String queue;
 
-  /** The result, as a JMH secondary result. */
-  @AuxCounters(AuxCounters.Type.EVENTS)
-  @State(Scope.Thread)
-  public static class Bytes {
-    public double bytesPerKey = Double.NaN;
-  }
-
   @Benchmark
-  public Object measure(Bytes out) {
+  public Object measure(DelayedMemoryBenchmark.Bytes out) {
     Object q = create(queue);
     Consumer<Integer> add = adder(q);
     long empty = GraphLayout.parseInstance(q).totalSize();
@@ -70,7 +62,7 @@ public class QueuedMemoryBenchmark {
     long full = GraphLayout.parseInstance(q).totalSize();
     long keyBytes = GraphLayout.parseInstance((Object) keys).totalSize() - VM.current().sizeOf(keys);
     long unusedKeys = (long) (keys.length - N) * VM.current().sizeOf(keys[0]);
-    out.bytesPerKey = (double) (full - empty - (keyBytes - unusedKeys)) / N;
+    out.bytesPerItem = (double) (full - empty - (keyBytes - unusedKeys)) / N;
     return q;
   }
 

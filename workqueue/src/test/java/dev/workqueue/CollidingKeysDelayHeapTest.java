@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.testsupport.CollidingKeys;
+import dev.workqueue.testsupport.CollidingKeys.Counter;
+import dev.workqueue.testsupport.CollidingKeys.Key;
+import dev.workqueue.testsupport.CollidingKeys.Plain;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,61 +22,6 @@ import org.junit.jupiter.api.Test;
  * the number of keys; with keys that are not Comparable it must stay correct.
  */
 class CollidingKeysDelayHeapTest {
-
-  /** Counts the calls of {@code equals} and {@code compareTo} of the keys made with it. */
-  static final class Counter {
-    long calls;
-  }
-
-  /** A Comparable key whose hash is its name's. */
-  static final class Key implements Comparable<Key> {
-    final String name;
-    final Counter counter;
-
-    Key(String name, Counter counter) {
-      this.name = name;
-      this.counter = counter;
-    }
-
-    @Override
-    public int hashCode() {
-      return name.hashCode();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      counter.calls++;
-      return o instanceof Key k && k.name.equals(name);
-    }
-
-    @Override
-    public int compareTo(Key o) {
-      counter.calls++;
-      return name.compareTo(o.name);
-    }
-
-    @Override
-    public String toString() {
-      return name;
-    }
-  }
-
-  /** A key that is not Comparable; its hash is its name's. */
-  record Plain(String name) {}
-
-  /** The 2^blocks strings of {@code blocks} blocks of "c0" or "an": one hashCode for all. */
-  static List<String> collidingNames(int blocks) {
-    List<String> names = new ArrayList<>();
-    for (int bits = 0; bits < 1 << blocks; bits++) {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < blocks; i++) {
-        b.append((bits >>> i & 1) == 0 ? "c0" : "an");
-      }
-      names.add(b.toString());
-    }
-    assertEquals(1, names.stream().mapToInt(String::hashCode).distinct().count());
-    return names;
-  }
 
   /**
    * Adds every key (half at once, half deferred), looks each up, moves some earlier, removes
@@ -121,7 +70,7 @@ class CollidingKeysDelayHeapTest {
   static double callsPerKey(int blocks) {
     Counter c = new Counter();
     List<Key> keys = new ArrayList<>();
-    for (String s : collidingNames(blocks)) {
+    for (String s : CollidingKeys.names(blocks)) {
       keys.add(new Key(s, c));
     }
     exercise(keys, k -> new Key(k.name, c));
@@ -140,7 +89,7 @@ class CollidingKeysDelayHeapTest {
   @Test
   void nonComparableCollidingKeys_stayCorrect() {
     List<Plain> keys = new ArrayList<>();
-    for (String s : collidingNames(10)) {
+    for (String s : CollidingKeys.names(10)) {
       keys.add(new Plain(s));
     }
     exercise(keys, k -> new Plain(k.name()));
@@ -150,7 +99,7 @@ class CollidingKeysDelayHeapTest {
   void collidingKeys_throughGrowthAndShrink_keepInvariants() {
     Counter c = new Counter();
     List<Key> keys = new ArrayList<>();
-    for (String s : collidingNames(9)) {
+    for (String s : CollidingKeys.names(9)) {
       keys.add(new Key(s, c));
     }
     DelayHeap<Key> h = new DelayHeap<>();
@@ -181,7 +130,7 @@ class CollidingKeysDelayHeapTest {
   void collidingKeys_withPayloads_scheduleAndRenumber() {
     Counter c = new Counter();
     List<Key> keys = new ArrayList<>();
-    for (String s : collidingNames(8)) {
+    for (String s : CollidingKeys.names(8)) {
       keys.add(new Key(s, c));
     }
     DelayHeap<Key> h = new DelayHeap<>(true);

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.clock.FakeClock;
+import dev.workqueue.testsupport.CollidingKeys;
+import dev.workqueue.testsupport.CollidingKeys.Counter;
+import dev.workqueue.testsupport.CollidingKeys.Key;
+import dev.workqueue.testsupport.CollidingKeys.Plain;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -21,63 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class CollidingKeysTest {
 
-  /** Counts the calls of {@code equals} and {@code compareTo} of the keys made with it. */
-  static final class Counter {
-    long calls;
-  }
-
-  /** A Comparable key whose hash is its name's. */
-  static final class Key implements Comparable<Key> {
-    final String name;
-    final Counter counter;
-
-    Key(String name, Counter counter) {
-      this.name = name;
-      this.counter = counter;
-    }
-
-    @Override
-    public int hashCode() {
-      return name.hashCode();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      counter.calls++;
-      return o instanceof Key k && k.name.equals(name);
-    }
-
-    @Override
-    public int compareTo(Key o) {
-      counter.calls++;
-      return name.compareTo(o.name);
-    }
-
-    @Override
-    public String toString() {
-      return name;
-    }
-  }
-
-  /** A key that is not Comparable; its hash is its name's. */
-  record Plain(String name) {}
-
   /** An element of the heap or item of the queue: a key and a priority. */
   record Item<K>(K key, int priority) {}
-
-  /** The 2^blocks strings of {@code blocks} blocks of "c0" or "an": one hashCode for all. */
-  static List<String> collidingNames(int blocks) {
-    List<String> names = new ArrayList<>();
-    for (int bits = 0; bits < 1 << blocks; bits++) {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < blocks; i++) {
-        b.append((bits >>> i & 1) == 0 ? "c0" : "an");
-      }
-      names.add(b.toString());
-    }
-    assertEquals(1, names.stream().mapToInt(String::hashCode).distinct().count());
-    return names;
-  }
 
   /** Adds, looks up, updates, deletes every other key, pops the rest, checking the answers. */
   static <K> void exerciseHeap(List<K> keys, Function<K, K> copy) {
@@ -115,7 +64,7 @@ class CollidingKeysTest {
   static double heapCallsPerKey(int blocks) {
     Counter c = new Counter();
     List<Key> keys = new ArrayList<>();
-    collidingNames(blocks).forEach(s -> keys.add(new Key(s, c)));
+    CollidingKeys.names(blocks).forEach(s -> keys.add(new Key(s, c)));
     exerciseHeap(keys, k -> new Key(k.name, c));
     return (double) c.calls / keys.size();
   }
@@ -132,7 +81,7 @@ class CollidingKeysTest {
   @Test
   void keyedHeap_nonComparableCollidingKeys_stayCorrect() {
     List<Plain> keys = new ArrayList<>();
-    collidingNames(10).forEach(s -> keys.add(new Plain(s)));
+    CollidingKeys.names(10).forEach(s -> keys.add(new Plain(s)));
     exerciseHeap(keys, k -> new Plain(k.name()));
   }
 
@@ -161,7 +110,7 @@ class CollidingKeysTest {
   static double queueCallsPerKey(int blocks) throws InterruptedException {
     Counter c = new Counter();
     List<Key> keys = new ArrayList<>();
-    collidingNames(blocks).forEach(s -> keys.add(new Key(s, c)));
+    CollidingKeys.names(blocks).forEach(s -> keys.add(new Key(s, c)));
     exerciseQueue(keys, k -> new Key(k.name, c));
     return (double) c.calls / keys.size();
   }
@@ -179,7 +128,7 @@ class CollidingKeysTest {
   @Test
   void schedulingQueue_nonComparableCollidingKeys_stayCorrect() throws InterruptedException {
     List<Plain> keys = new ArrayList<>();
-    collidingNames(9).forEach(s -> keys.add(new Plain(s)));
+    CollidingKeys.names(9).forEach(s -> keys.add(new Plain(s)));
     exerciseQueue(keys, k -> new Plain(k.name()));
   }
 }

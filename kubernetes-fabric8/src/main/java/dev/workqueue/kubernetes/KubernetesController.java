@@ -1,7 +1,5 @@
 package dev.workqueue.kubernetes;
 
-import dev.workqueue.clock.Cancellable;
-import dev.workqueue.clock.Clock;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.ControllerBuilder;
 import dev.workqueue.controller.ReconcileContext;
@@ -10,22 +8,12 @@ import dev.workqueue.controller.StopResult;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Gauge;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,22 +38,16 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   private final KubernetesClient client;
   private final String name;
-  private final String namespace; // null: every namespace
-  private final List<Source<?>> sources;
-  private final Map<Class<?>, SharedIndexInformer<?>> given; // the caller's informers, by type
+  private final List<Watches.Source<?>> sources;
+  private final Watches watches;
   private final LeaderElection election; // null: always leading
   private final Duration cacheSyncTimeout;
   private final Controller<ObjectKey> core;
   private final Gauge leaderStatus; // leader_election_master_status of the Lease
-  private final Clock clock;
-  private final long resyncNanos; // 0: no periodic resync
-  private final ReentrantLock resyncLock = new ReentrantLock();
-  private Cancellable resyncTimer; // guarded by resyncLock
-  private long resyncGeneration; // guarded by resyncLock
+  private final PeriodicResync resync;
 
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
-  private final List<Watch<?>> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile ObjectCache<R> cache;
   private volatile boolean started;
   private volatile boolean stopping;
@@ -73,33 +55,16 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private volatile LeaseElector elector;
   private final ShardRunner shards; // null: not sharded
 
-  /** A type to watch and the handler that maps its events to keys. */
-  record Source<X extends HasMetadata>(Class<X> type,
-      Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
-
-  /** A started informer, its handler, and whether this controller made it (and stops it). */
-  private record Watch<X extends HasMetadata>(Class<X> type, SharedIndexInformer<X> informer,
-      EnqueueHandler<X> handler, boolean own) {
-    void replay() {
-      informer.getStore().list().forEach(handler::onAdd);
-    }
-
-    void removeHandler() {
-      informer.removeEventHandler(handler);
-    }
-  }
-
   KubernetesController(KubernetesControllerBuilder<R> b) {
     this.client = b.client;
     this.name = b.name;
-    this.namespace = b.namespace;
     this.sources = List.copyOf(b.allSources());
-    this.given = Map.copyOf(b.informers);
+    this.watches = new Watches(client, name, b.namespace, b.informers);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
-    this.clock = b.clock;
-    this.resyncNanos = b.resync == null ? 0 : b.resync.toNanos();
-    ControllerBuilder<ObjectKey> cb = Controller.<ObjectKey>builder(name).clock(clock);
+    this.resync = new PeriodicResync(b.clock, b.resync == null ? 0 : b.resync.toNanos(),
+        watches::resyncPrimary, () -> leading && !stopping);
+    ControllerBuilder<ObjectKey> cb = Controller.<ObjectKey>builder(name).clock(b.clock);
     ControllerMetricsProvider metrics =
         b.metrics == null ? ControllerMetricsProvider.noop() : b.metrics;
     cb.metricsProvider(metrics);
@@ -168,7 +133,6 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    *     or if the caches did not sync within the builder's {@code cacheSyncTimeout}
    * @throws InterruptedException if interrupted while waiting for the caches
    */
-  @SuppressWarnings("unchecked")
   public void start() throws InterruptedException {
     lifecycle.lock();
     try {
@@ -178,27 +142,14 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       }
       started = true;
       try {
-        List<CompletableFuture<Void>> synced = new ArrayList<>();
-        for (Source<?> s : sources) {
-          synced.add(startWatch(s));
-        }
-        cache = new ObjectCache<>((SharedIndexInformer<R>) watches.get(0).informer());
-        try {
-          CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
-              .get(cacheSyncTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-          throw new IllegalStateException("controller " + name + ": the caches did not sync"
-              + " within " + cacheSyncTimeout, e);
-        } catch (ExecutionException e) {
-          throw new IllegalStateException("controller " + name + ": an informer failed to"
-              + " start", e.getCause());
-        }
+        watches.startAll(sources, this::fromEvent, () -> cache =
+            new ObjectCache<>(watches.<R>primary()), cacheSyncTimeout);
         if (stopping) {
           throw new IllegalStateException("controller " + name + " was stopped while starting");
         }
       } catch (RuntimeException | InterruptedException | Error e) {
         stopping = true;
-        closeInformers();
+        watches.close();
         throw e;
       }
       if (election == null) {
@@ -207,7 +158,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
           shards.start(name); // its first round enqueues the keys it owns from the cache
         }
         core.start(); // the initial lists' keys are queued already
-        scheduleResync();
+        resync.schedule();
       } else {
         contend();
       }
@@ -216,29 +167,14 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private <X extends HasMetadata> CompletableFuture<Void> startWatch(Source<X> s) {
-    EnqueueHandler<X> handler = s.handler().apply(shards == null ? core::add : key -> {
-      if (shards.owns(key)) {
-        core.add(key); // the others' keys are theirs: filtered at the handler
-      } else {
-        ObjectCache<R> c = cache;
-        shards.filtered(key, c != null && c.get(key).isEmpty());
-      }
-    });
-    SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
-    if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
-      mine.addEventHandler(handler);
-      watches.add(new Watch<>(s.type(), mine, handler, false));
-      return mine.start().toCompletableFuture(); // a started informer returns its first start's
+  /** Where an informer's handler puts a key: the queue, unless another shard member owns it. */
+  private void fromEvent(ObjectKey key) {
+    if (shards == null || shards.owns(key)) {
+      core.add(key); // the others' keys are theirs: filtered at the handler
+    } else {
+      ObjectCache<R> c = cache;
+      shards.filtered(key, c != null && c.get(key).isEmpty());
     }
-    Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
-        ? client.resources(s.type()).inNamespace(namespace)
-        : client.resources(s.type()).inAnyNamespace();
-    SharedIndexInformer<X> informer = target.runnableInformer(0);
-    informer.addEventHandler(handler);
-    watches.add(new Watch<>(s.type(), informer, handler, true));
-    return informer.start().toCompletableFuture();
   }
 
   private void enqueue(ObjectKey key) {
@@ -279,8 +215,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       core.start();
       leading = true;
       leaderStatus.set(1);
-      watches.forEach(Watch::replay); // keys changed while another replica (or none) led
-      scheduleResync();
+      watches.replay(); // keys changed while another replica (or none) led
+      resync.schedule();
     } finally {
       leadership.unlock();
     }
@@ -294,7 +230,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       }
       leading = false;
       leaderStatus.set(0);
-      cancelResync();
+      resync.cancel();
       log.info("controller {}: {} no longer leads; stopping the workers", name,
           election.identity());
       core.stop(margin());
@@ -302,52 +238,6 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       Thread.currentThread().interrupt();
     } finally {
       leadership.unlock();
-    }
-  }
-
-  private void scheduleResync() {
-    if (resyncNanos == 0) {
-      return;
-    }
-    resyncLock.lock();
-    try {
-      long g = ++resyncGeneration;
-      resyncTimer = clock.schedule(clock.nanoTime() + resyncNanos, () -> resync(g));
-    } finally {
-      resyncLock.unlock();
-    }
-  }
-
-  private void cancelResync() {
-    resyncLock.lock();
-    try {
-      resyncGeneration++;
-      if (resyncTimer != null) {
-        resyncTimer.cancel();
-        resyncTimer = null;
-      }
-    } finally {
-      resyncLock.unlock();
-    }
-  }
-
-  /** Every cached object of the reconciled type, once per period while leading. */
-  @SuppressWarnings("unchecked")
-  private void resync(long generation) {
-    resyncLock.lock();
-    try {
-      if (generation != resyncGeneration || !leading || stopping) {
-        return; // cancelled, or superseded by a newer schedule
-      }
-    } finally {
-      resyncLock.unlock();
-    }
-    Watch<R> primary = (Watch<R>) watches.get(0);
-    for (R object : primary.informer().getStore().list()) {
-      primary.handler().onUpdate(object, object); // as an informer's resync: filters apply
-    }
-    if (leading && !stopping) {
-      scheduleResync();
     }
   }
 
@@ -369,8 +259,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    * @return a snapshot
    */
   public Health health() {
-    boolean synced = started && !watches.isEmpty()
-        && watches.stream().allMatch(w -> w.informer().hasSynced());
+    boolean synced = started && watches.synced();
     Health.Leadership role = shards != null
         ? (shards.member().isCutOff() ? Health.Leadership.SHARD_MEMBER_CUT_OFF
             : Health.Leadership.SHARD_MEMBER)
@@ -406,10 +295,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   @SuppressWarnings("unchecked")
   public <X extends HasMetadata> ObjectCache<X> cache(Class<X> type) {
     cache(); // started?
-    for (Watch<?> w : watches) {
-      if (w.type() == type) {
-        return new ObjectCache<>((SharedIndexInformer<X>) w.informer());
-      }
+    SharedIndexInformer<X> informer = watches.informer(type);
+    if (informer != null) {
+      return new ObjectCache<>(informer);
     }
     throw new IllegalArgumentException("type must be one the controller watches, was "
         + type.getSimpleName());
@@ -446,7 +334,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     try {
       leading = false; // the elector's report of the end finds the workers stopped
       leaderStatus.set(0);
-      cancelResync();
+      resync.cancel();
       if (shards != null) {
         shards.member().leave(); // no new reconcile; the Lease goes once the running ones end
       }
@@ -471,7 +359,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
           shards.abandon(); // reconciles still run: the others wait for the Lease to expire
         }
       }
-      closeInformers();
+      watches.close();
     } finally {
       lifecycle.unlock();
     }
@@ -498,20 +386,6 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private void closeInformers() {
-    for (Watch<?> w : watches) {
-      if (!w.own()) {
-        w.removeHandler(); // the caller's: it stops it
-        continue;
-      }
-      try {
-        w.informer().close();
-      } catch (RuntimeException e) {
-        log.warn("controller {}: an informer failed to stop", name, e);
       }
     }
   }

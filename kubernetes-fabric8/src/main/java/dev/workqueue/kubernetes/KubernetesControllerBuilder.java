@@ -24,7 +24,7 @@ import java.util.function.Function;
 public final class KubernetesControllerBuilder<R extends HasMetadata> {
   final KubernetesClient client;
   final Class<R> type;
-  final List<KubernetesController.Source<?>> sources = new ArrayList<>();
+  final List<Watches.Source<?>> sources = new ArrayList<>();
   String name;
   String namespace;
   EventFilter<? super R> filter;
@@ -108,7 +108,7 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
 
   private <X extends HasMetadata> void addSource(Class<X> t,
       Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {
-    sources.add(new KubernetesController.Source<>(t, handler));
+    sources.add(new Watches.Source<>(t, handler));
   }
 
   /**
@@ -285,10 +285,10 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   }
 
   /** The reconciled type's source, with the event filter, then the owned and watched ones. */
-  List<KubernetesController.Source<?>> allSources() {
+  List<Watches.Source<?>> allSources() {
     EventFilter<? super R> f = filter;
-    List<KubernetesController.Source<?>> all = new ArrayList<>();
-    all.add(new KubernetesController.Source<>(type, sink -> f == null
+    List<Watches.Source<?>> all = new ArrayList<>();
+    all.add(new Watches.Source<>(type, sink -> f == null
         ? EnqueueHandler.<R>forObject(sink)
         : EnqueueHandler.<R>forObject(sink).withFilter(f)));
     all.addAll(sources);

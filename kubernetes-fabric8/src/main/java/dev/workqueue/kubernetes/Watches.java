@@ -1,0 +1,161 @@
+package dev.workqueue.kubernetes;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The informers of one {@link KubernetesController}, one per watched type, each with the handler
+ * that turns its events into keys: started in the order of the sources (the reconciled type
+ * first), replayed on a gain of leadership, closed on stop. An informer the caller gave is
+ * shared: it gets this controller's handler and loses it on close, and the caller stops it.
+ */
+final class Watches {
+  private static final Logger log = LoggerFactory.getLogger(Watches.class);
+
+  /** A type to watch and the handler that maps its events to keys. */
+  record Source<X extends HasMetadata>(Class<X> type,
+      Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
+
+  /** A started informer, its handler, and whether this controller made it (and stops it). */
+  private record Watch<X extends HasMetadata>(Class<X> type, SharedIndexInformer<X> informer,
+      EnqueueHandler<X> handler, boolean own) {
+    void replay() {
+      informer.getStore().list().forEach(handler::onAdd);
+    }
+
+    void removeHandler() {
+      informer.removeEventHandler(handler);
+    }
+
+    void resync() {
+      for (X object : informer.getStore().list()) {
+        handler.onUpdate(object, object); // as an informer's resync: filters apply
+      }
+    }
+  }
+
+  private final KubernetesClient client;
+  private final String controller;
+  private final String namespace; // null: every namespace
+  private final Map<Class<?>, SharedIndexInformer<?>> given; // the caller's informers, by type
+  private final List<Watch<?>> watches = new CopyOnWriteArrayList<>();
+
+  Watches(KubernetesClient client, String controller, String namespace,
+      Map<Class<?>, SharedIndexInformer<?>> given) {
+    this.client = client;
+    this.controller = controller;
+    this.namespace = namespace;
+    this.given = Map.copyOf(given);
+  }
+
+  /**
+   * Starts an informer per source, runs {@code started} once every one has started (their caches
+   * may still fill), and waits for their caches to sync.
+   *
+   * @throws IllegalStateException if an informer failed to start or the caches did not sync
+   *     within {@code timeout}
+   */
+  void startAll(List<Source<?>> sources, Consumer<ObjectKey> sink, Runnable started,
+      Duration timeout) throws InterruptedException {
+    List<CompletableFuture<Void>> synced = new ArrayList<>();
+    for (Source<?> s : sources) {
+      synced.add(start(s, sink));
+    }
+    started.run();
+    try {
+      CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
+          .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("controller " + controller + ": the caches did not sync"
+          + " within " + timeout, e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("controller " + controller + ": an informer failed to"
+          + " start", e.getCause());
+    }
+  }
+
+  /**
+   * Starts the informer of {@code s} (or adds the handler to the caller's), its events going to
+   * {@code sink}; completes when its cache is synced.
+   */
+  @SuppressWarnings("unchecked")
+  private <X extends HasMetadata> CompletableFuture<Void> start(Source<X> s, Consumer<ObjectKey> sink) {
+    EnqueueHandler<X> handler = s.handler().apply(sink);
+    SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
+    if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
+      mine.addEventHandler(handler);
+      watches.add(new Watch<>(s.type(), mine, handler, false));
+      return mine.start().toCompletableFuture(); // a started informer returns its first start's
+    }
+    Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
+        ? client.resources(s.type()).inNamespace(namespace)
+        : client.resources(s.type()).inAnyNamespace();
+    SharedIndexInformer<X> informer = target.runnableInformer(0);
+    informer.addEventHandler(handler);
+    watches.add(new Watch<>(s.type(), informer, handler, true));
+    return informer.start().toCompletableFuture();
+  }
+
+  /** The informer of the reconciled type (the first source). */
+  @SuppressWarnings("unchecked")
+  <R extends HasMetadata> SharedIndexInformer<R> primary() {
+    return (SharedIndexInformer<R>) watches.get(0).informer();
+  }
+
+  /** The informer of {@code type}, or null if no source watches it. */
+  @SuppressWarnings("unchecked")
+  <X extends HasMetadata> SharedIndexInformer<X> informer(Class<X> type) {
+    for (Watch<?> w : watches) {
+      if (w.type() == type) {
+        return (SharedIndexInformer<X>) w.informer();
+      }
+    }
+    return null;
+  }
+
+  /** Whether every informer started and has received its initial list. */
+  boolean synced() {
+    return !watches.isEmpty() && watches.stream().allMatch(w -> w.informer().hasSynced());
+  }
+
+  /** Every cached object of every type through its handler, as an add. */
+  void replay() {
+    watches.forEach(Watch::replay);
+  }
+
+  /** Every cached object of the reconciled type through its handler, as an informer's resync. */
+  void resyncPrimary() {
+    watches.get(0).resync();
+  }
+
+  /** Stops the informers this controller made; takes the handler off the caller's. */
+  void close() {
+    for (Watch<?> w : watches) {
+      if (!w.own()) {
+        w.removeHandler(); // the caller's: it stops it
+        continue;
+      }
+      try {
+        w.informer().close();
+      } catch (RuntimeException e) {
+        log.warn("controller {}: an informer failed to stop", controller, e);
+      }
+    }
+  }
+}

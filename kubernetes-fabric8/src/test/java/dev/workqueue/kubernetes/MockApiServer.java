@@ -8,12 +8,15 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -26,13 +29,63 @@ final class MockApiServer implements AutoCloseable {
     Logger.getLogger("io.fabric8.mockwebserver").setLevel(Level.WARNING);
   }
 
+  private static final String FORBIDDEN = "X-Test-Forbidden";
+
   private final KubernetesMockServer server;
   private final List<KubernetesClient> clients = new ArrayList<>();
+  private final List<ApiServerLink> links = new ArrayList<>();
 
   MockApiServer() {
     server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-        new KubernetesCrudDispatcher(List.of()), false);
+        new KubernetesCrudDispatcher(List.of()) {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            if (request.getHeader(FORBIDDEN) != null) { // marked by the client's interceptor
+              return new MockResponse().setResponseCode(403).setBody("{\"kind\":\"Status\","
+                  + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Forbidden\","
+                  + "\"message\":\"forbidden by the test\",\"code\":403}");
+            }
+            return super.dispatch(request);
+          }
+        }, false);
     server.init(InetAddress.getLoopbackAddress(), 0);
+  }
+
+  /** A new link to this server, which a test takes down and brings back; closed with it. */
+  synchronized ApiServerLink newLink() {
+    ApiServerLink link = new ApiServerLink(server.getPort());
+    links.add(link);
+    return link;
+  }
+
+  /**
+   * A new client whose requests go through {@code link}, and whose requests that {@code
+   * forbidden} accepts (at the time) get 403 Forbidden, as from an RBAC role that does not grant
+   * them: a list fails, a watch cannot open.
+   */
+  synchronized KubernetesClient newClient(ApiServerLink link, Predicate<HttpRequest> forbidden) {
+    Interceptor through = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        URI u = request.uri();
+        builder.uri(URI.create(u.getScheme() + "://" + u.getHost() + ":" + link.port()
+            + u.getRawPath() + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery())));
+        if (forbidden.test(request)) {
+          builder.setHeader(FORBIDDEN, "true");
+        }
+      }
+    };
+    KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
+        h -> h.addOrReplaceInterceptor("link", through)));
+    clients.add(c);
+    return c;
+  }
+
+  /** Whether {@code request} lists (not watches) objects whose plural name is {@code plural}. */
+  static boolean isList(HttpRequest request, String plural) {
+    String query = request.uri().getRawQuery();
+    return request.method().equals("GET") && request.uri().getPath().endsWith("/" + plural)
+        && (query == null || !query.contains("watch=true"));
   }
 
   /** A new client of this server; closed with it. */
@@ -105,6 +158,7 @@ final class MockApiServer implements AutoCloseable {
   @Override
   public synchronized void close() {
     clients.forEach(KubernetesClient::close);
+    links.forEach(ApiServerLink::close);
     server.destroy();
     if (blackHole != null) {
       try {

@@ -59,7 +59,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.client = b.client;
     this.name = b.name;
     this.sources = List.copyOf(b.allSources());
-    this.watches = new Watches(client, name, b.namespace, b.informers);
+    this.watches = new Watches(client, name, b.namespace, b.informers, b.clock);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
     this.resync = new PeriodicResync(b.clock, b.resync == null ? 0 : b.resync.toNanos(),
@@ -127,7 +127,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    * Starts the informers, waits until their caches are synced, then starts the workers, or,
    * with leader election, starts contending for the Lease. Once only: a start that fails (the
    * caches did not sync, an informer could not start, an interrupt) stops what it started and
-   * leaves the controller stopped for good.
+   * leaves the controller stopped for good, and not {@linkplain Health#isLive() live}.
    *
    * @throws IllegalStateException if already started or stopped, if an informer cannot start,
    *     or if the caches did not sync within the builder's {@code cacheSyncTimeout}
@@ -252,20 +252,21 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   }
 
   /**
-   * The controller's health, for liveness and readiness probes: caches synced, leading or
-   * standing by, workers alive out of configured, keys queued and waiting, time since the last
-   * reconcile.
+   * The controller's health, for liveness and readiness probes: caches, watches, leadership,
+   * workers and queue, and why it cannot recover if it cannot ({@link Health} says what makes it
+   * not ready, not live). A watch's outage is timed from the first call that finds it down.
    *
    * @return a snapshot
    */
   public Health health() {
+    List<Health.Watch> report = watches.report();
     boolean synced = started && watches.synced();
     Health.Leadership role = shards != null
         ? (shards.member().isCutOff() ? Health.Leadership.SHARD_MEMBER_CUT_OFF
             : Health.Leadership.SHARD_MEMBER)
         : election == null ? Health.Leadership.NOT_ELECTING
         : leading ? Health.Leadership.LEADING : Health.Leadership.STANDING_BY;
-    return new Health(synced, role, core.status());
+    return new Health(synced, role, core.status(), report, watches.failure(report));
   }
 
   /**

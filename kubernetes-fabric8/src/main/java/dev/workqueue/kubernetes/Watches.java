@@ -1,5 +1,6 @@
 package dev.workqueue.kubernetes;
 
+import dev.workqueue.clock.Clock;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -32,9 +34,12 @@ final class Watches {
   record Source<X extends HasMetadata>(Class<X> type,
       Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
 
-  /** A started informer, its handler, and whether this controller made it (and stops it). */
+  /**
+   * A started informer, its handler, whether this controller made it (and stops it), and what
+   * its watch does.
+   */
   private record Watch<X extends HasMetadata>(Class<X> type, SharedIndexInformer<X> informer,
-      EnqueueHandler<X> handler, boolean own) {
+      EnqueueHandler<X> handler, boolean own, InformerHealth health) {
     void replay() {
       informer.getStore().list().forEach(handler::onAdd);
     }
@@ -54,14 +59,18 @@ final class Watches {
   private final String controller;
   private final String namespace; // null: every namespace
   private final Map<Class<?>, SharedIndexInformer<?>> given; // the caller's informers, by type
+  private final Clock clock; // times a watch's outage
   private final List<Watch<?>> watches = new CopyOnWriteArrayList<>();
+  private volatile String startFailure; // why the start failed; null if it did not
+  private volatile boolean closed;
 
   Watches(KubernetesClient client, String controller, String namespace,
-      Map<Class<?>, SharedIndexInformer<?>> given) {
+      Map<Class<?>, SharedIndexInformer<?>> given, Clock clock) {
     this.client = client;
     this.controller = controller;
     this.namespace = namespace;
     this.given = Map.copyOf(given);
+    this.clock = clock;
   }
 
   /**
@@ -74,20 +83,30 @@ final class Watches {
   void startAll(List<Source<?>> sources, Consumer<ObjectKey> sink, Runnable started,
       Duration timeout) throws InterruptedException {
     List<CompletableFuture<Void>> synced = new ArrayList<>();
-    for (Source<?> s : sources) {
-      synced.add(start(s, sink));
-    }
-    started.run();
     try {
+      for (Source<?> s : sources) {
+        synced.add(start(s, sink));
+      }
+      started.run();
       CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
           .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new IllegalStateException("controller " + controller + ": the caches did not sync"
-          + " within " + timeout, e);
+      throw failed(new IllegalStateException("controller " + controller + ": the caches did not"
+          + " sync within " + timeout, e));
     } catch (ExecutionException e) {
-      throw new IllegalStateException("controller " + controller + ": an informer failed to"
-          + " start", e.getCause());
+      throw failed(new IllegalStateException("controller " + controller + ": an informer failed"
+          + " to start: " + e.getCause(), e.getCause()));
+    } catch (InterruptedException e) {
+      startFailure = "controller " + controller + ": interrupted while its caches synced";
+      throw e;
+    } catch (RuntimeException e) {
+      throw failed(e);
     }
+  }
+
+  private RuntimeException failed(RuntimeException e) {
+    startFailure = e.getMessage();
+    return e;
   }
 
   /**
@@ -100,16 +119,22 @@ final class Watches {
     SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
     if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
       mine.addEventHandler(handler);
-      watches.add(new Watch<>(s.type(), mine, handler, false));
+      watches.add(new Watch<>(s.type(), mine, handler, false, health(s.type(), mine)));
       return mine.start().toCompletableFuture(); // a started informer returns its first start's
     }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
         ? client.resources(s.type()).inNamespace(namespace)
         : client.resources(s.type()).inAnyNamespace();
     SharedIndexInformer<X> informer = target.runnableInformer(0);
+    InformerHealth health = health(s.type(), informer);
+    informer.exceptionHandler(health::retryAfterException);
     informer.addEventHandler(handler);
-    watches.add(new Watch<>(s.type(), informer, handler, true));
+    watches.add(new Watch<>(s.type(), informer, handler, true, health));
     return informer.start().toCompletableFuture();
+  }
+
+  private InformerHealth health(Class<?> type, SharedIndexInformer<?> informer) {
+    return new InformerHealth(type.getSimpleName(), informer, clock);
   }
 
   /** The informer of the reconciled type (the first source). */
@@ -134,6 +159,26 @@ final class Watches {
     return !watches.isEmpty() && watches.stream().allMatch(w -> w.informer().hasSynced());
   }
 
+  /** What each informer's watch does, the reconciled type's first; empty before the start. */
+  List<Health.Watch> report() {
+    boolean stopped = closed;
+    return watches.stream().map(w -> w.health().report(stopped)).toList();
+  }
+
+  /**
+   * Why the controller cannot recover, given {@code report}: its start failed, or an informer
+   * stopped for good (not by this controller).
+   */
+  Optional<String> failure(List<Health.Watch> report) {
+    String start = startFailure;
+    if (start != null) {
+      return Optional.of(start);
+    }
+    return report.stream().filter(w -> w.state() == Health.Watch.State.FAILED).findFirst()
+        .map(w -> "controller " + controller + ": the informer of " + w.type()
+            + " stopped for good: " + w.error().orElse("no reason given"));
+  }
+
   /** Every cached object of every type through its handler, as an add. */
   void replay() {
     watches.forEach(Watch::replay);
@@ -146,6 +191,7 @@ final class Watches {
 
   /** Stops the informers this controller made; takes the handler off the caller's. */
   void close() {
+    closed = true;
     for (Watch<?> w : watches) {
       if (!w.own()) {
         w.removeHandler(); // the caller's: it stops it

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -263,6 +264,8 @@ class KubernetesControllerTest {
         assertThrows(IllegalStateException.class, controller::start).getMessage(),
         "a failed start is final");
     assertTrue(!controller.health().cachesSynced());
+    assertEquals(Optional.of(e.getMessage()), controller.health().failure(),
+        "not live: a restart is the cure");
   }
 
   @Test

@@ -75,7 +75,8 @@ final class Watches {
 
   /**
    * Starts an informer per source, runs {@code started} once every one has started (their caches
-   * may still fill), and waits for their caches to sync.
+   * may still fill), and waits for their caches to sync. Why a start failed stays for {@link
+   * #failure}: the controller cannot start again.
    *
    * @throws IllegalStateException if an informer failed to start or the caches did not sync
    *     within {@code timeout}

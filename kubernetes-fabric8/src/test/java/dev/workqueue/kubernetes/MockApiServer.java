@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToLongFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -71,6 +72,36 @@ final class MockApiServer implements AutoCloseable {
         h -> h.addOrReplaceInterceptor("partition", cut)));
     clients.add(c);
     return c;
+  }
+
+  /**
+   * A new client whose requests each wait {@code delayMillis.applyAsLong(request)} before they
+   * are sent (on the calling thread; an interrupt ends the wait), as a slow network or a busy API
+   * server would make them: to slow a replica's Lease calls and nothing else.
+   */
+  synchronized KubernetesClient newClient(ToLongFunction<HttpRequest> delayMillis) {
+    Interceptor slow = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        long millis = delayMillis.applyAsLong(request);
+        if (millis > 0) {
+          try {
+            Thread.sleep(millis);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the caller gave up on the request
+          }
+        }
+      }
+    };
+    KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
+        h -> h.addOrReplaceInterceptor("slow", slow)));
+    clients.add(c);
+    return c;
+  }
+
+  /** Whether {@code request} reads, writes or watches a Lease. */
+  static boolean isLease(HttpRequest request) {
+    return request.uri().getPath().contains("/leases");
   }
 
   private java.net.ServerSocket blackHole;

@@ -47,6 +47,84 @@ class LeaseElectorFaultsTest {
     server.close();
   }
 
+  // ---- 1. a new leader must not step down because its first call was slow and its start long
+
+  /**
+   * The first Lease call takes 1.7 s (a cold client, a busy server) and the start callback 4 s
+   * (starting the workers and replaying the caches), both longer than the renew deadline
+   * counted the old way. Leadership must go on: the renewals run beside the start, and the
+   * first renew window counts from the call's return (capped, see {@link LeaseElector}). A
+   * lease of 4 s, not 3 s, so that the cap leaves room for the first renewal after a 1.7 s call.
+   */
+  @Test
+  void aSlowFirstCallAndAStartLongerThanTheRenewDeadline_doNotEndTheLeadership()
+      throws Exception {
+    Duration lease = Duration.ofSeconds(4);
+    Duration retry = Duration.ofMillis(500);
+    Duration startTakes = RENEW.multipliedBy(2);
+    AtomicBoolean armed = new AtomicBoolean();
+    KubernetesClient client = server.newClient(request ->
+        MockApiServer.isLease(request) && armed.compareAndSet(true, false) ? 1700 : 0);
+    client.leases().inNamespace(NS).list(); // warm: only the delay makes the first call slow
+    armed.set(true);
+
+    AtomicInteger starts = new AtomicInteger();
+    AtomicInteger stops = new AtomicInteger();
+    AtomicBoolean startReturned = new AtomicBoolean();
+    AtomicReference<String> versionAtStart = new AtomicReference<>();
+    AtomicReference<String> versionAfterStart = new AtomicReference<>();
+    LeaderElection config = new LeaderElection(NS, LEASE_NAME, "a", lease, RENEW, retry, null);
+    LeaseElector elector = new LeaseElector(client, config, "slow-start", () -> {
+      starts.incrementAndGet();
+      versionAtStart.set(version());
+      try {
+        Thread.sleep(startTakes.toMillis()); // the slow start being simulated
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      versionAfterStart.set(version());
+      startReturned.set(true);
+    }, stops::incrementAndGet);
+    toStop.add(() -> elector.stop(false));
+    elector.start();
+
+    await().atMost(Duration.ofSeconds(30)).untilTrue(startReturned);
+    String after = versionAfterStart.get();
+    // A write of the Lease after the start returned: a renewal, or (the defect) the re-take
+    // that follows a step-down, which reports the end first.
+    await().atMost(Duration.ofSeconds(10)).until(() -> !after.equals(version()));
+    assertEquals(0, stops.get(), "leadership ended: the stop callback ran");
+    assertEquals(1, starts.get(), "leadership was taken once");
+    assertNotEquals(versionAtStart.get(), after, "renewed while the start callback ran");
+    assertTrue(elector.isLeading());
+  }
+
+  /** The worked example of {@link LeaseElector}'s comment, and its bound on a grid of calls. */
+  @Test
+  void theRenewDeadline_countsFromTheReturn_cappedSoTheWorkersKeepHalfTheMargin() {
+    LeaderElection defaults = LeaderElection.lease(NS, LEASE_NAME); // 15 s, 10 s, 2 s
+    long s = -5_000_000_000L; // near zero and below it: nanoTime values may be negative
+    long sec = 1_000_000_000L;
+    assertEquals(s + 11 * sec, LeaseElector.deadlineAfter(s, s + sec, defaults));
+    assertEquals(s + 12_500_000_000L, LeaseElector.deadlineAfter(s, s + 2_500_000_000L, defaults));
+    assertEquals(s + 12_500_000_000L, LeaseElector.deadlineAfter(s, s + 4 * sec, defaults));
+    long near = Long.MAX_VALUE - sec; // wraps: compared by difference
+    assertEquals(near + 11 * sec, LeaseElector.deadlineAfter(near, near + sec, defaults));
+
+    long lease = defaults.leaseDuration().toNanos();
+    long margin = (lease - defaults.renewDeadline().toNanos()) / 2;
+    for (long took = 0; took < defaults.renewDeadline().toNanos(); took += 100_000_000L) {
+      long d = LeaseElector.deadlineAfter(s, s + took, defaults);
+      assertTrue(d + margin <= s + lease, "the workers stop before another can take it");
+      assertTrue(d - (s + took) >= margin, "a take leaves at least the margin to renew");
+    }
+  }
+
+  private String version() {
+    Lease l = admin.leases().inNamespace(NS).withName(LEASE_NAME).get();
+    return l == null ? "none" : l.getMetadata().getResourceVersion();
+  }
+
   // ---- 2. a Lease without a spec (or without a holder) is free
 
   @ParameterizedTest(name = "{0}")

@@ -120,6 +120,10 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         : new ShardRunner(client, b.sharding, metrics, this::cachedKeys, this::enqueue);
     Duration handOverWait = b.sharding == null ? null : b.sharding.retryPeriod();
     this.core = cb.reconciler((ObjectKey key, ReconcileContext context) -> {
+      LeaseElector e = elector;
+      if (e != null && !e.isLeading()) {
+        return Result.success(); // the Lease is lost: the next leader replays every cache
+      }
       if (shards == null) {
         return reconciler.reconcile(new Request<>(key, cache.get(key), context));
       }

@@ -18,13 +18,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link LeaseElector}'s calls to the API server: take or renew the Lease, release it. Each
- * runs on one thread of its own and is abandoned at its timeout, so a hung call cannot keep a
- * replica leading past its renew deadline.
+ * The {@link LeaseElector}'s calls to the API server: take or renew the Lease, release it, and
+ * watch it ({@link LeaseWatch}). Each call runs on one thread of its own and is abandoned at its
+ * timeout, so a hung call cannot keep a replica leading past its renew deadline.
  *
  * <p>Expiry is judged as client-go does, on this replica's own monotonic clock: a Lease held by
  * another is expired once its record has not changed for its {@code leaseDurationSeconds} since
@@ -109,6 +110,11 @@ final class LeaseCalls {
     } catch (RuntimeException | TimeoutException e) {
       log.warn("lease {}: release failed; it expires by itself", describe, e);
     }
+  }
+
+  /** Starts watching the Lease; at once, without waiting for the watch to be established. */
+  LeaseWatch watch(Consumer<String> lost) {
+    return new LeaseWatch(client, config, lost);
   }
 
   boolean isClosed() {

@@ -20,6 +20,26 @@ import org.slf4j.LoggerFactory;
  * leadership runs after its start returned, never before or during it. A start that throws
  * ends the leadership (stop callback, release of the Lease), as a lost Lease does.
  *
+ * <p>A leader also watches its Lease ({@link LeaseWatch}): the moment the Lease is deleted or
+ * names another holder, {@link #isLeading} turns false, which the controller checks before each
+ * reconcile (no new one starts; the key is not requeued, as the next leader replays every
+ * cache), and the loop ends the leadership (stop callback) and contends again after a retry
+ * period. A renewal that finds the Lease deleted ends the leadership the same way, though
+ * client-go creates the Lease again there: with the watch the leader has usually stepped down
+ * already, and a deletion must mean one thing whichever of the two sees it first (whoever
+ * contends next, this replica included, creates it).
+ *
+ * <p>What remains of two leaders at once after a deletion or an overwrite (which, unlike an
+ * expiry, lets the next leader start at once, without the margin): (1) reconciles the old
+ * leader had started before its gate closed run on until they end or the stop callback's
+ * interrupt ends them (the workers get half the margin between lease duration and renew
+ * deadline); (2) a reconcile may start in the time the watch event takes to reach the old
+ * leader (milliseconds on a healthy connection; while the watch is broken, until the next
+ * renewal reads the Lease, at most a retry period and the call, or the renew deadline); (3) a
+ * reconcile that passed the gate a moment before it closed. Only optimistic concurrency closes
+ * these: a reconciler should write with resourceVersion preconditions, so that a stale
+ * leader's write fails with 409.
+ *
  * <p>{@code fabric8}'s own {@code LeaderElector} is not used: with a client that fails other
  * than by {@code KubernetesClientException} its renew loop ends without reporting the loss,
  * and after a loss it never contends again.
@@ -67,6 +87,7 @@ final class LeaseElector {
     volatile long deadline; // System.nanoTime() by which a renewal must succeed
     final AtomicReference<String> lost = new AtomicReference<>(); // why it ended
     volatile boolean startFailed;
+    LeaseWatch watch; // the loop thread's; null until opened
 
     Term(long deadline) {
       this.deadline = deadline;
@@ -145,6 +166,7 @@ final class LeaseElector {
           t.startFailed = true; // leading without workers would stall every replica
           t.lose("the start callback threw");
         });
+        watch(t);
         renew(t);
         end(t);
         if (t.startFailed) {
@@ -179,19 +201,36 @@ final class LeaseElector {
             config.renewDeadline());
         return;
       }
-      Boolean ok = calls.tryAcquireOrRenew(false, left);
+      Boolean ok = calls.tryAcquireOrRenew(true, left);
       long returned = System.nanoTime();
       if (Boolean.TRUE.equals(ok)) {
         t.deadline = deadlineAfter(sent, returned, config);
+        if (t.watch == null || t.watch.isClosed()) {
+          watch(t); // it did not open, or the API server ended it
+        }
       } else if (Boolean.FALSE.equals(ok)) {
         t.lose(calls.refusal());
       } // null: the call failed; try again until the deadline
     }
   }
 
+  /**
+   * Watches the Lease from now on (the take, or a renewal, is written), so that a deletion or
+   * another holder ends the term at once rather than at the next renewal.
+   */
+  private void watch(Term t) {
+    if (t.watch != null) {
+      t.watch.close();
+    }
+    t.watch = calls.watch(t::lose);
+  }
+
   /** Ends a term: no reconcile starts from now; the stop callback runs after the start. */
   private void end(Term t) throws InterruptedException {
     term = null;
+    if (t.watch != null) {
+      t.watch.close();
+    }
     callbacks.stop();
   }
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,5 +147,82 @@ class LeaseElectorFaultsTest {
     Lease taken = admin.leases().inNamespace(NS).withName(LEASE_NAME).get();
     assertEquals("a", taken.getSpec().getHolderIdentity());
     assertEquals((int) LEASE.toSeconds(), taken.getSpec().getLeaseDurationSeconds());
+  }
+
+  // ---- 3. a Lease deleted or taken while its leader reconciles: no two leaders
+
+  /**
+   * Three replicas reconciling slow keys without pause; while one leads, the Lease is deleted,
+   * or its holder is overwritten with another replica's identity. That replica, or the first to
+   * create the Lease again, leads next. Once the new leader started a reconcile, the old one
+   * must start none. The old leader's Lease calls are slowed by a second from the fault on (a
+   * busy API server: renewals still fit in the renew deadline), so that a loss seen only at a
+   * renewal comes after the new leader started; its watch is not slowed. Several hand-overs
+   * per case, each leader in turn.
+   */
+  @ParameterizedTest(name = "the Lease {0}")
+  @ValueSource(strings = {"deleted", "taken"})
+  void aLeaseDeletedOrTakenWhileLeading_stopsTheOldLeaderBeforeTheNewOneReconciles(String fault)
+      throws Exception {
+    for (int i = 0; i < 6; i++) {
+      admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
+    }
+    FaultReplicas replicas = new FaultReplicas(server, LEASE, RENEW, RETRY);
+    toStop.add(replicas);
+    ReconcileTimeline timeline = new ReconcileTimeline();
+    for (String id : List.of("a", "b", "c")) {
+      replicas.add(id, request -> {
+        timeline.started(id);
+        try {
+          Thread.sleep(30); // a slow reconcile; it ends when its worker is interrupted
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return Result.success();
+        }
+        return Result.requeueAfter(Duration.ofMillis(10)); // keeps the leader busy
+      });
+    }
+    for (FaultReplicas.Replica r : replicas.all()) {
+      r.controller().start();
+    }
+
+    for (int run = 0; run < 3; run++) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> replicas.leaders().size() == 1);
+      FaultReplicas.Replica old = replicas.leaders().get(0);
+      int busy = timeline.mark();
+      await().atMost(Duration.ofSeconds(10)).until(() -> timeline.startedSince(busy, old.id()));
+
+      int mark = timeline.mark();
+      old.slowLeases().set(true);
+      if (fault.equals("deleted")) {
+        admin.leases().inNamespace(NS).withName(LEASE_NAME).delete();
+      } else {
+        overwriteHolder(replicas.after(old).id());
+      }
+
+      await().atMost(Duration.ofSeconds(15)).until(() -> timeline.anotherStartedSince(mark,
+          old.id()));
+      // The old leader's workers are stopped: it can start nothing more in this run.
+      await().atMost(Duration.ofSeconds(15)).until(() -> !old.controller().isLeading()
+          && !old.controller().controller().isRunning());
+      assertEquals(List.of(), timeline.overlapping(mark, old.id()),
+          "run " + run + ": " + old.id() + " reconciled after the new leader began");
+      old.slowLeases().set(false);
+    }
+  }
+
+  /** The admin writes another holder into the Lease, again if a renewal came in between. */
+  private void overwriteHolder(String holder) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        admin.leases().inNamespace(NS).withName(LEASE_NAME).edit(l -> new LeaseBuilder(l)
+            .editSpec().withHolderIdentity(holder).endSpec().build());
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 20) {
+          throw e;
+        }
+      }
+    }
   }
 }

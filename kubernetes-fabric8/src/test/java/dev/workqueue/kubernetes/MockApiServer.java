@@ -8,6 +8,11 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.ByteString;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.ArrayList;
@@ -32,8 +37,82 @@ final class MockApiServer implements AutoCloseable {
 
   MockApiServer() {
     server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-        new KubernetesCrudDispatcher(List.of()), false);
+        new ClosingApartDispatcher(), false);
     server.init(InetAddress.getLoopbackAddress(), 0);
+  }
+
+  /**
+   * The CRUD dispatcher, but a watch's close runs off the server's event loop. The mock's watch
+   * listener, told on the event loop that the client closed the watch, waits (up to a minute)
+   * for its event sender, whose send waits for that same event loop: a client that closes a
+   * watch while an event to it is being sent (a leader's watch of its Lease, closed as the
+   * leadership ends, while a write of that Lease is sent) would stall the whole server.
+   */
+  private static final class ClosingApartDispatcher extends KubernetesCrudDispatcher {
+    ClosingApartDispatcher() {
+      super(List.of());
+    }
+
+    @Override
+    public MockResponse handleWatch(String path) {
+      MockResponse response = super.handleWatch(path);
+      WebSocketListener inner = response.getWebSocketListener();
+      return inner == null ? response : response.withWebSocketUpgrade(new ClosingApart(inner));
+    }
+  }
+
+  private static final class ClosingApart extends WebSocketListener {
+    private final WebSocketListener inner;
+
+    ClosingApart(WebSocketListener inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public void onBeforeAccept(WebSocket webSocket, Response response) {
+      inner.onBeforeAccept(webSocket, response);
+    }
+
+    @Override
+    public void onOpen(WebSocket webSocket, Response response) {
+      inner.onOpen(webSocket, response);
+    }
+
+    @Override
+    public void onMessage(WebSocket webSocket, String text) {
+      inner.onMessage(webSocket, text);
+    }
+
+    @Override
+    public void onMessage(WebSocket webSocket, ByteString bytes) {
+      inner.onMessage(webSocket, bytes);
+    }
+
+    @Override
+    public void onMessage(WebSocket webSocket, byte[] bytes) {
+      inner.onMessage(webSocket, bytes);
+    }
+
+    @Override
+    public void onClosing(WebSocket webSocket, int code, String reason) {
+      apart(() -> inner.onClosing(webSocket, code, reason));
+    }
+
+    @Override
+    public void onClosed(WebSocket webSocket, int code, String reason) {
+      apart(() -> inner.onClosed(webSocket, code, reason));
+    }
+
+    @Override
+    public void onFailure(WebSocket webSocket, Throwable t, Response response) {
+      inner.onFailure(webSocket, t, response);
+    }
+
+    private static void apart(Runnable r) {
+      Thread t = new Thread(r, "test-mock-watch-close");
+      t.setDaemon(true);
+      t.start();
+    }
   }
 
   /** A new client of this server; closed with it. */

@@ -85,6 +85,10 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         : new ShardRunner(client, b.sharding, metrics, this::cachedKeys, this::enqueue);
     Duration handOverWait = b.sharding == null ? null : b.sharding.retryPeriod();
     this.core = cb.reconciler((ObjectKey key, ReconcileContext context) -> {
+      LeaseElector e = elector;
+      if (e != null && !e.isLeading()) {
+        return Result.success(); // the Lease is lost: the next leader replays every cache
+      }
       if (shards == null) {
         return reconciler.reconcile(new Request<>(key, cache.get(key), context));
       }
@@ -226,7 +230,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     leadership.lock();
     try {
       if (!leading) {
-        return; // fabric8 may report a loss twice
+        return; // stop() ended the leadership first; the elector reports it too
       }
       leading = false;
       leaderStatus.set(0);

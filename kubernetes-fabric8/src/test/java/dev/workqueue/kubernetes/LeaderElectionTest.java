@@ -28,9 +28,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Replicas on one Lease, each with its own client of one mock API server: one reconciles at a
- * time, a crashed leader's Lease is taken over and nothing is lost. Leader election runs on
- * fabric8's elector, which reads the wall clock, so the durations are short and the waits use
- * Awaitility.
+ * time, a crashed leader's Lease is taken over and nothing is lost. The elector ({@link
+ * LeaseElector}) runs on real time, so the durations are short and the waits use Awaitility.
  */
 @Timeout(120)
 class LeaderElectionTest {

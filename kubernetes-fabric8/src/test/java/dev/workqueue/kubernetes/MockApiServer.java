@@ -8,8 +8,12 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.ByteString;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.ArrayList;
@@ -17,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -37,17 +42,7 @@ final class MockApiServer implements AutoCloseable {
 
   MockApiServer() {
     server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-        new KubernetesCrudDispatcher(List.of()) {
-          @Override
-          public MockResponse dispatch(RecordedRequest request) {
-            if (request.getHeader(FORBIDDEN) != null) { // marked by the client's interceptor
-              return new MockResponse().setResponseCode(403).setBody("{\"kind\":\"Status\","
-                  + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Forbidden\","
-                  + "\"message\":\"forbidden by the test\",\"code\":403}");
-            }
-            return super.dispatch(request);
-          }
-        }, false);
+        new ClosingApartDispatcher(), false);
     server.init(InetAddress.getLoopbackAddress(), 0);
   }
 
@@ -88,6 +83,91 @@ final class MockApiServer implements AutoCloseable {
         && (query == null || !query.contains("watch=true"));
   }
 
+  /**
+   * The CRUD dispatcher, answering 403 to a request a client marked ({@link #newClient(ApiServerLink,
+   * Predicate)}), and a watch's close runs off the server's event loop. The mock's watch
+   * listener, told on the event loop that the client closed the watch, waits (up to a minute)
+   * for its event sender, whose send waits for that same event loop: a client that closes a
+   * watch while an event to it is being sent (a leader's watch of its Lease, closed as the
+   * leadership ends, while a write of that Lease is sent) would stall the whole server.
+   */
+  private static final class ClosingApartDispatcher extends KubernetesCrudDispatcher {
+    ClosingApartDispatcher() {
+      super(List.of());
+    }
+
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+      if (request.getHeader(FORBIDDEN) != null) { // marked by the client's interceptor
+        return new MockResponse().setResponseCode(403).setBody("{\"kind\":\"Status\","
+            + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Forbidden\","
+            + "\"message\":\"forbidden by the test\",\"code\":403}");
+      }
+      return super.dispatch(request);
+    }
+
+    @Override
+    public MockResponse handleWatch(String path) {
+      MockResponse response = super.handleWatch(path);
+      WebSocketListener inner = response.getWebSocketListener();
+      return inner == null ? response : response.withWebSocketUpgrade(new ClosingApart(inner));
+    }
+  }
+
+  private static final class ClosingApart extends WebSocketListener {
+    private final WebSocketListener inner;
+
+    ClosingApart(WebSocketListener inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public void onBeforeAccept(WebSocket webSocket, Response response) {
+      inner.onBeforeAccept(webSocket, response);
+    }
+
+    @Override
+    public void onOpen(WebSocket webSocket, Response response) {
+      inner.onOpen(webSocket, response);
+    }
+
+    @Override
+    public void onMessage(WebSocket webSocket, String text) {
+      inner.onMessage(webSocket, text);
+    }
+
+    @Override
+    public void onMessage(WebSocket webSocket, ByteString bytes) {
+      inner.onMessage(webSocket, bytes);
+    }
+
+    @Override
+    public void onMessage(WebSocket webSocket, byte[] bytes) {
+      inner.onMessage(webSocket, bytes);
+    }
+
+    @Override
+    public void onClosing(WebSocket webSocket, int code, String reason) {
+      apart(() -> inner.onClosing(webSocket, code, reason));
+    }
+
+    @Override
+    public void onClosed(WebSocket webSocket, int code, String reason) {
+      apart(() -> inner.onClosed(webSocket, code, reason));
+    }
+
+    @Override
+    public void onFailure(WebSocket webSocket, Throwable t, Response response) {
+      inner.onFailure(webSocket, t, response);
+    }
+
+    private static void apart(Runnable r) {
+      Thread t = new Thread(r, "test-mock-watch-close");
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
   /** A new client of this server; closed with it. */
   synchronized KubernetesClient newClient() {
     KubernetesClient c = server.createClient();
@@ -124,6 +204,36 @@ final class MockApiServer implements AutoCloseable {
         h -> h.addOrReplaceInterceptor("partition", cut)));
     clients.add(c);
     return c;
+  }
+
+  /**
+   * A new client whose requests each wait {@code delayMillis.applyAsLong(request)} before they
+   * are sent (on the calling thread; an interrupt ends the wait), as a slow network or a busy API
+   * server would make them: to slow a replica's Lease calls and nothing else.
+   */
+  synchronized KubernetesClient newClient(ToLongFunction<HttpRequest> delayMillis) {
+    Interceptor slow = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        long millis = delayMillis.applyAsLong(request);
+        if (millis > 0) {
+          try {
+            Thread.sleep(millis);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the caller gave up on the request
+          }
+        }
+      }
+    };
+    KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
+        h -> h.addOrReplaceInterceptor("slow", slow)));
+    clients.add(c);
+    return c;
+  }
+
+  /** Whether {@code request} reads, writes or watches a Lease. */
+  static boolean isLease(HttpRequest request) {
+    return request.uri().getPath().contains("/leases");
   }
 
   private java.net.ServerSocket blackHole;

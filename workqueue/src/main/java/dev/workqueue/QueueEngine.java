@@ -3,8 +3,6 @@ package dev.workqueue;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.internal.TimeMath;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one engine under every queue kind: work, delaying, rate-limiting, priority and fair
@@ -30,6 +28,10 @@ import org.slf4j.LoggerFactory;
  *       on an item, in bounded batches;
  *   <li>{@link Consumers}: waiting consumers, the leader that waits for the head's ready time, and
  *       every wake-up;
+ *   <li>{@link Processing}: a worker's side, the take that hands an item out and the {@code done}
+ *       that ends its round;
+ *   <li>{@link ClockReadings}: a fresh clock reading where time matters, the latest where it does
+ *       not, and the hold of the lock with nothing due at one reading;
  *   <li>{@link IntakeAdds} and {@link CrowdWindow}: the add of a new item without the lock, on a
  *       FIFO queue without metrics or supersede;
  *   <li>{@link Shutdown}: the flag, the drain and its wait.
@@ -47,8 +49,8 @@ import org.slf4j.LoggerFactory;
  *   <li>on a queue without metrics or fair order, while no delayed add of the item can wait
  *       (nothing waits, or the item was handed out from the waiting room and no delayed add of
  *       it came since: {@link Entry#mayHaveDelayedAdd}), the {@code done} that ends a round
- *       ({@link Entry#tryRetire}), which excludes an add that would hold a new round on the same
- *       entry ({@link Entry#tryHold}).
+ *       ({@link Entry#tryRetire}, in {@link Processing#done}), which excludes an add that would
+ *       hold a new round on the same entry ({@link Entry#tryHold}).
  * </ul>
  *
  * <h2>User code runs after the change</h2>
@@ -59,8 +61,6 @@ import org.slf4j.LoggerFactory;
  * before anything changes, so a throw fails the call that brought the item and harms no other.
  */
 final class QueueEngine<T> {
-  private static final Logger log = LoggerFactory.getLogger(WorkQueue.class);
-
   /** {@link #take}'s answer when the timeout passed. */
   @SuppressWarnings("rawtypes")
   static final Entry TIMED_OUT = new Entry<>("(timed out)", 0);
@@ -78,14 +78,12 @@ final class QueueEngine<T> {
   private final ReentrantLock lock = new ReentrantLock();
   private final ItemMap<T> entries = new ItemMap<>();
   private final Clock clock;
-  private final String name;
   private final HookGuard guard;
   private final QueueMetrics<T> metrics;
   /** Whether the metrics are live: they count under the lock, and need a clock wake-up. */
   private final boolean backstop;
   private final ReadyOrder<T> order;
   private final FairOrder<T> fair; // the order, if fair: delayed adds check the dimension early
-  private final boolean orderReadsClock;
   private final AddRules rules;
   /** Whether a {@code done} that only ends a round may skip the lock (see the class comment). */
   private final boolean doneSkipsLock;
@@ -97,12 +95,8 @@ final class QueueEngine<T> {
   private final IntakeAdds<T> intakeAdds;
   private final CrowdWindow crowd;
   private final Rounds<T> rounds;
-  private boolean warnedUnpairedDone;
-  /**
-   * The latest clock reading: the time stamp of an entry that joins the FIFO order while
-   * nothing waits (no reading needed then: every item that waits later is ready after it).
-   */
-  private volatile long lastNow;
+  private final ClockReadings readings;
+  private final Processing<T> processing;
 
   /**
    * @param priority controller-runtime's rules and order (else FIFO, or fair if the builder
@@ -110,12 +104,10 @@ final class QueueEngine<T> {
    */
   QueueEngine(WorkQueueBuilder<T> b, boolean priority) {
     this.clock = b.clock;
-    this.name = b.name;
     this.guard = new HookGuard(b.name);
     this.order = priority ? new PriorityOrder<>(b.agingThresholdNanos)
         : b.fairDimension != null ? new FairOrder<>(b.fairDimension) : new FifoOrder<>();
     this.fair = order instanceof FairOrder<T> f ? f : null;
-    this.orderReadsClock = order.readsClock();
     this.rules = AddRules.of(priority, b.addSupersedesDelayed);
     QueueMetrics<T> m = b.newMetrics(lock);
     this.backstop = !(m instanceof QueueMetrics.Noop);
@@ -135,9 +127,9 @@ final class QueueEngine<T> {
         backstop ? new DelayWakeup(clock, lock, this::onWakeupLocked, guard) : null;
     this.waiting = new WaitingRoom<>(heap, consumers, wakeup, shutdown);
     this.due = new DuePromotion<>(heap, order, rounds, consumers, waiting::changed, guard);
-    // A reading, not 0: readings are compared by their difference, which must be less than
-    // 2^63 ns, and a clock may start anywhere (a FakeClock near Long.MAX_VALUE, say).
-    this.lastNow = clock.nanoTime();
+    this.readings = new ClockReadings(clock, lock, order.readsClock(), waiting, due, consumers);
+    this.processing = new Processing<>(lock, entries, readings, order, rounds, due, waiting,
+        consumers, shutdown, metrics, intakeAdds, crowd, doneSkipsLock, b.name);
   }
 
   // ---- adds ----
@@ -150,7 +142,8 @@ final class QueueEngine<T> {
     }
     if (intakeAdds != null && (seen == null || seen.isRetired()) && !waiting.mayHoldItems()
         && !shutdown.isShuttingDown()) {
-      seen = intakeAdds.add(item, lastNow); // nothing waits: none can be ready before lastNow
+      // nothing waits: none can be ready before the latest reading
+      seen = intakeAdds.add(item, readings.latest());
       if (seen == null) {
         return;
       }
@@ -160,7 +153,7 @@ final class QueueEngine<T> {
       if (shutdown.isShuttingDown()) {
         return;
       }
-      long now = nowIfNeeded();
+      long now = readings.nowIfNeeded();
       due.releaseFor(item, now);
       if (addNowLocked(item, priority, seen, now)) {
         consumers.signal();
@@ -183,7 +176,7 @@ final class QueueEngine<T> {
       if (shutdown.isShuttingDown()) {
         return;
       }
-      long now = readClock();
+      long now = readings.now();
       due.releaseFor(item, now);
       addAfterLocked(item, priority, delayNanos, reschedule, now);
       metrics.retried();
@@ -251,7 +244,7 @@ final class QueueEngine<T> {
   boolean cancel(T item) {
     lock.lock();
     try {
-      long now = nowIfNeeded();
+      long now = readings.nowIfNeeded();
       if (!due.mergesByTime()) {
         consumers.wake(due.promoteBatch(now));
       }
@@ -263,198 +256,26 @@ final class QueueEngine<T> {
     }
   }
 
-  // ---- the clock ----
-
-  /** A clock reading if anything waits or the order needs one; else the latest reading. */
-  private long nowIfNeeded() {
-    return !waiting.isEmpty() || orderReadsClock ? readClock() : lastNow;
-  }
-
-  private long readClock() {
-    return lastNow = clock.nanoTime();
-  }
-
-  /**
-   * Promotes everything due, a batch per hold of the lock, and returns holding the lock, with
-   * nothing due at the clock reading taken in this hold: a count read, or a shutdown made,
-   * before the caller unlocks is exact at that reading ({@code size}, {@code waitingCount},
-   * {@code shutDown}). Doing it in a later hold would let the clock move between the two, and
-   * the count (or the shutdown's last promotion) take some of what fell due and not the rest.
-   */
-  private void lockWithNothingDue() {
-    while (true) {
-      lock.lock();
-      boolean settled = false;
-      try {
-        long now = readClock();
-        if (!due.anyDue(now)) {
-          settled = true; // loops on the head, not on what joined: merged items join nothing
-          return;
-        }
-        consumers.wake(due.promoteBatch(now));
-      } finally {
-        if (!settled) {
-          lock.unlock();
-        }
-      }
-    }
-  }
-
-  // ---- consumers ----
+  // ---- a worker's calls ----
 
   /**
    * Takes the next item, waiting up to {@code timeoutNanos} (forever if negative) on the
    * queue's clock. Returns its entry (now processing), {@link #TIMED_OUT} or {@link #SHUT_DOWN}.
    */
   Entry<T> take(long timeoutNanos) throws InterruptedException {
-    lock.lock();
-    try {
-      return take(timeoutNanos >= 0, timeoutNanos);
-    } finally {
-      lock.unlock();
-    }
+    return processing.take(timeoutNanos);
   }
 
-  @SuppressWarnings("unchecked")
-  private Entry<T> take(boolean timed, long timeoutNanos) throws InterruptedException {
-    long now = timed ? readClock() : nowIfNeeded();
-    long deadline = timed ? TimeMath.deadline(now, timeoutNanos) : 0;
-    boolean spun = false;
-    boolean signalled = false;
-    try {
-      while (true) {
-        int joined = due.mergesByTime() ? 0 : due.promoteBatch(now);
-        Entry<T> fromWaiting = due.mergesByTime() ? due.takeDue(now) : null;
-        Entry<T> e = fromWaiting != null ? fromWaiting : order.poll(now);
-        if (e != null) {
-          signalled = wakeOthersLocked(joined);
-          handOutLocked(e, now, fromWaiting != null);
-          return e;
-        }
-        if (shutdown.isShuttingDown()) {
-          return SHUT_DOWN;
-        }
-        if (timed && TimeMath.reached(now, deadline)) {
-          return TIMED_OUT;
-        }
-        spun = awaitLocked(timed, deadline, spun);
-        now = timed ? readClock() : nowIfNeeded();
-      }
-    } finally {
-      waiting.afterTake(signalled);
-    }
-  }
-
-  /**
-   * After a take found an item: wakes a consumer for each other item it promoted, or for the
-   * rest of the line (an add without the lock signals for the first of a batch only). Returns
-   * whether it woke one.
-   */
-  private boolean wakeOthersLocked(int joined) {
-    boolean signalled = consumers.wake(joined - 1) > 0;
-    if (intakeAdds != null) {
-      if (!signalled && consumers.anyWaiting() && order.size() > 0) {
-        consumers.signalOne();
-        signalled = true;
-      }
-      crowd.noteTake();
-    }
-    return signalled;
-  }
-
-  /**
-   * Waits for an item: as the leader until the head's ready time, after a short spin on the
-   * intake (once per take, while nothing waits and one thread takes), or until signalled.
-   * Returns whether this take has spun.
-   */
-  private boolean awaitLocked(boolean timed, long deadline, boolean spun)
-      throws InterruptedException {
-    if (!consumers.hasLeader() && !waiting.isEmpty()
-        && (!timed || waiting.headReadyAt() - deadline < 0)) {
-      consumers.awaitAsLeader(waiting.headReadyAt());
-    } else if (intakeAdds != null && !spun && !crowd.isCrowded() && waiting.isEmpty()) {
-      consumers.spinForAnAdd();
-      return true;
-    } else {
-      consumers.await(timed, deadline);
-    }
-    return spun;
-  }
-
-  /**
-   * Hands {@code e} out, just polled from the order or, if {@code fresh}, just made from the
-   * waiting room (still {@link Entry#FRESH}): it is processing now.
-   */
-  private void handOutLocked(Entry<T> e, long now, boolean fresh) {
-    if (!fresh) {
-      due.mergeDueAdd(e.item, now); // the waiting room holds no other add of a fresh one's item
-    }
-    rounds.handOut(e, fresh);
-    waiting.tookAt(now);
-  }
-
-  /**
-   * Ends the item's round. Without the lock when nothing it would report needs the lock ({@link
-   * #doneSkipsLock}) and no delayed add of the item can wait: nothing waits at all, or the entry
-   * was made from the waiting room's add of the item and no delayed add of it came since ({@link
-   * Entry#mayHaveDelayedAdd}). Such a {@code done} takes effect where it read that. A delayed add
-   * of the item that lands before its compare-and-set either only waits, as it would after this
-   * {@code done}, or is added at once (a delay of 0 or less) or promoted, which holds a new round
-   * on the entry ({@link Entry#tryHold}) and so makes the compare-and-set fail: the {@code done}
-   * then takes the lock.
-   */
+  /** Ends the item's round, without the lock where it can ({@link Processing#done}). */
   void done(T item) {
-    Entry<T> seen = null;
-    if (doneSkipsLock) {
-      boolean nothingWaits = !waiting.mayHoldItems();
-      seen = entries.get(item);
-      if (seen != null && (nothingWaits || !seen.mayHaveDelayedAdd())
-          && seen.tryRetire()) { // processing and not added since: it leaves
-        entries.remove(seen);
-        shutdown.recheckDrain(); // read after the removal: a drain that missed it sees this
-        return;
-      }
-    }
-    doneLocked(item, seen);
-  }
-
-  /** {@link #done} under the lock; {@code seen} is the item's entry as {@link #done} read it. */
-  private void doneLocked(T item, Entry<T> seen) {
-    lock.lock();
-    try {
-      long now = waiting.isEmpty() ? lastNow : readClock();
-      due.releaseFor(item, now);
-      waiting.noteIfEmpty();
-      Entry<T> e = rounds.ending(item, seen);
-      if (e == null) {
-        warnUnpairedDone(item);
-        return;
-      }
-      if (rounds.end(e)) {
-        rounds.requeue(e, orderReadsClock && waiting.isEmpty() ? readClock() : now);
-        consumers.signal();
-      }
-      shutdown.signalIfDrained();
-      metrics.finished(item);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void warnUnpairedDone(T item) {
-    if (!warnedUnpairedDone) {
-      warnedUnpairedDone = true;
-      log.warn("queue {}: done({}) for an item that is not processing; ignored (logged once"
-          + " per queue): every done must follow the get that handed the item out",
-          name == null ? "(unnamed)" : name, item);
-    }
+    processing.done(item);
   }
 
   // ---- sizes ----
 
   /** Ready items: not processing (even if re-added), not waiting. */
   int size() {
-    lockWithNothingDue();
+    readings.lockWithNothingDue();
     try {
       return order.size();
     } finally {
@@ -463,7 +284,7 @@ final class QueueEngine<T> {
   }
 
   int waitingCount() {
-    lockWithNothingDue();
+    readings.lockWithNothingDue();
     try {
       return waiting.size();
     } finally {
@@ -487,7 +308,7 @@ final class QueueEngine<T> {
   // runs in that one hold, which a drain's wait lets go of).
 
   void shutDown() {
-    lockWithNothingDue();
+    readings.lockWithNothingDue();
     try {
       shutdown.shutDown();
     } finally {
@@ -501,7 +322,7 @@ final class QueueEngine<T> {
 
   /** Waits for the drain up to {@code timeout}, or for good if null; whether it drained. */
   boolean shutDownWithDrain(java.time.Duration timeout) throws InterruptedException {
-    lockWithNothingDue();
+    readings.lockWithNothingDue();
     try {
       return shutdown.shutDownWithDrain(timeout);
     } finally {

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * workers start, or, with {@linkplain KubernetesControllerBuilder#leaderElection leader
  * election}, they run only while this replica holds the Lease. On every gain of the Lease the
  * caches are replayed through the event handlers, so a key changed while another replica led, or
- * while none did, is reconciled: none is lost across a failover. On the loss of the Lease the
- * workers stop (within half the margin between lease duration and renew deadline, if their
- * reconciles end when interrupted) and the replica stands by with warm caches.
+ * while none did, is reconciled: none is lost across a failover. The replay is queued before the
+ * workers start, below real changes ({@link KubernetesControllerBuilder#priorities}). On the
+ * loss of the Lease the workers stop (within half the margin between lease duration and renew
+ * deadline, if their reconciles end when interrupted) and the replica stands by with warm caches.
  *
  * @param <R> the type of the reconciled objects
  */
@@ -43,6 +45,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private final LeaderElection election; // null: always leading
   private final Duration cacheSyncTimeout;
   private final Controller<ObjectKey> core;
+  private final AddPriorities adds; // at the event or the replay priority
   private final Gauge leaderStatus; // leader_election_master_status of the Lease
   private final PeriodicResync resync;
 
@@ -67,7 +70,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     ControllerBuilder<ObjectKey> cb = Controller.<ObjectKey>builder(name).clock(b.clock);
     ControllerMetricsProvider metrics =
         b.metrics == null ? ControllerMetricsProvider.noop() : b.metrics;
-    cb.metricsProvider(metrics);
+    cb.metricsProvider(metrics).priorityQueue(true); // the options may say otherwise
     this.leaderStatus = election == null ? Gauge.NOOP
         : metrics.newLeaderElectionMasterStatus(election.name());
     leaderStatus.set(0);
@@ -83,26 +86,17 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     ObjectReconciler<R> reconciler = b.reconciler;
     this.shards = b.sharding == null ? null
         : new ShardRunner(client, b.sharding, metrics, this::cachedKeys, this::enqueue);
-    Duration handOverWait = b.sharding == null ? null : b.sharding.retryPeriod();
-    this.core = cb.reconciler((ObjectKey key, ReconcileContext context) -> {
+    cb.reconciler((ObjectKey key, ReconcileContext context) -> {
       LeaseElector e = elector;
       if (e != null && !e.isLeading()) {
         return Result.success(); // the Lease is lost: the next leader replays every cache
       }
-      if (shards == null) {
-        return reconciler.reconcile(new Request<>(key, cache.get(key), context));
-      }
-      if (!shards.acquire(key)) {
-        // Ours, but its previous owner has not let go yet: again after a round. Not ours
-        // (any more): its owner has it from its own events and its re-list on gain.
-        return shards.owns(key) ? Result.requeueAfter(handOverWait) : Result.success();
-      }
-      try {
-        return reconciler.reconcile(new Request<>(key, cache.get(key), context));
-      } finally {
-        shards.release(key);
-      }
-    }).build();
+      Callable<Result> reconcile =
+          () -> reconciler.reconcile(new Request<>(key, cache.get(key), context));
+      return shards == null ? reconcile.call() : shards.reconcileHeld(key, reconcile);
+    });
+    this.core = AddPriorities.build(cb);
+    this.adds = new AddPriorities(core, b.eventPriority, b.replayPriority);
   }
 
   /**
@@ -146,8 +140,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       }
       started = true;
       try {
-        watches.startAll(sources, this::fromEvent, () -> cache =
-            new ObjectCache<>(watches.<R>primary()), cacheSyncTimeout);
+        watches.startAll(sources, key -> fromEvent(key, false), key -> fromEvent(key, true),
+            () -> cache = new ObjectCache<>(watches.<R>primary()), cacheSyncTimeout);
         if (stopping) {
           throw new IllegalStateException("controller " + name + " was stopped while starting");
         }
@@ -172,9 +166,9 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   }
 
   /** Where an informer's handler puts a key: the queue, unless another shard member owns it. */
-  private void fromEvent(ObjectKey key) {
+  private void fromEvent(ObjectKey key, boolean noChange) {
     if (shards == null || shards.owns(key)) {
-      core.add(key); // the others' keys are theirs: filtered at the handler
+      adds.add(key, noChange); // the others' keys are theirs: filtered at the handler
     } else {
       ObjectCache<R> c = cache;
       shards.filtered(key, c != null && c.get(key).isEmpty());
@@ -182,7 +176,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   }
 
   private void enqueue(ObjectKey key) {
-    core.add(key);
+    adds.add(key, true); // a shard's gain: no change
   }
 
   /** The keys of the cached objects of the reconciled type. */
@@ -216,10 +210,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       }
       log.info("controller {}: {} leads; starting the workers on a replay of the caches", name,
           election.identity());
+      // Keys changed while another replica (or none) led. Queued before the workers start, so
+      // each is queued once, merged with those queued or kept while standing by.
+      watches.replay();
       core.start();
       leading = true;
       leaderStatus.set(1);
-      watches.replay(); // keys changed while another replica (or none) led
       resync.schedule();
     } finally {
       leadership.unlock();

@@ -1,5 +1,6 @@
 package dev.workqueue.kubernetes;
 
+import dev.workqueue.PriorityWorkQueue;
 import dev.workqueue.clock.Clock;
 import dev.workqueue.controller.ControllerBuilder;
 import dev.workqueue.metrics.ControllerMetricsProvider;
@@ -38,6 +39,8 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   Duration resync;
   Duration maxReconcileInterval;
   Duration cacheSyncTimeout = Duration.ofMinutes(2);
+  int eventPriority;
+  int replayPriority = PriorityWorkQueue.LOW_PRIORITY;
 
   KubernetesControllerBuilder(KubernetesClient client, Class<R> type) {
     this.client = Objects.requireNonNull(client, "client must not be null");
@@ -162,7 +165,9 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
    * Settings of the toolkit controller that runs the reconciles: workers, retries, rate
    * limiter, reconcile timeout, queue. Its reconciler is this builder's; set the clock and the
    * metrics provider on this builder ({@link #clock}, {@link #metricsProvider}), which also
-   * drive the resync and the leader-election gauge.
+   * drive the resync and the leader-election gauge. Its queue is a {@link PriorityWorkQueue}
+   * unless {@code options} say {@code priorityQueue(false)} or give a queue of their own (see
+   * {@link #priorities}).
    *
    * @param options applied to the controller's builder
    * @return this builder
@@ -243,6 +248,48 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
    */
   public KubernetesControllerBuilder<R> metricsProvider(ControllerMetricsProvider provider) {
     this.metrics = Objects.requireNonNull(provider, "provider must not be null");
+    return this;
+  }
+
+  /**
+   * The priorities the controller queues keys at, as controller-runtime's handlers do: a key
+   * from a real change (an informer's add after its initial list, an update with a new
+   * resourceVersion, a delete) at {@code eventPriority}; a key queued without a change at
+   * {@code replayPriority}: the replay of the caches on each gain of the Lease, the {@linkplain
+   * #resyncEvery periodic resync}, the informers' initial lists and resyncs, and the keys a
+   * {@linkplain #sharding shard} gains. So a change made while thousands of objects are replayed
+   * is reconciled before them, not after; a replayed key that gets a change rises to {@code
+   * eventPriority}. Keys added by hand ({@link KubernetesController#controller()}{@code
+   * .add(key)}) go in at 0; a retry keeps its key's priority.
+   *
+   * <p>How long can a replayed key wait? Strict priorities could starve it for good under a
+   * steady stream of changes (controller-runtime#3496). The default queue ages keys: one ready
+   * for longer than its aging threshold, 5 minutes ({@code
+   * WorkQueueBuilder.DEFAULT_AGING_THRESHOLD}), is served ahead of every priority, oldest first.
+   * So a replayed key waits behind changes for 5 minutes at most, and then only behind keys that
+   * were ready before it. For another bound, give a priority queue of your own: {@code
+   * controller(c -> c.queue(() -> WorkQueue.<ObjectKey>builder().agingThreshold(d)
+   * .buildPriority(limiter)))}.
+   *
+   * <p>On a queue without priorities ({@code controller(c -> c.priorityQueue(false))}, or a
+   * {@code queue(...)} of non-priority queues) every key goes in at priority 0, first come first
+   * served: this setting is then ignored.
+   *
+   * @param eventPriority the priority of the keys of changes; default 0
+   * @param replayPriority the priority of the keys queued without a change; default -100
+   *     ({@link PriorityWorkQueue#LOW_PRIORITY}, controller-runtime's); at most {@code
+   *     eventPriority} (equal: one line, first come first served)
+   * @return this builder
+   * @throws IllegalArgumentException if {@code replayPriority} is above {@code eventPriority}
+   */
+  public KubernetesControllerBuilder<R> priorities(int eventPriority, int replayPriority) {
+    if (replayPriority > eventPriority) {
+      throw new IllegalArgumentException("replayPriority must not be above eventPriority (a"
+          + " replay would go before real changes), was replayPriority " + replayPriority
+          + " > eventPriority " + eventPriority);
+    }
+    this.eventPriority = eventPriority;
+    this.replayPriority = replayPriority;
     return this;
   }
 

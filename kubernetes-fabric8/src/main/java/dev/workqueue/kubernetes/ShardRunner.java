@@ -1,6 +1,7 @@
 package dev.workqueue.kubernetes;
 
 import dev.workqueue.clock.Clock;
+import dev.workqueue.controller.Result;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
 import dev.workqueue.metrics.Gauge;
@@ -9,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -92,6 +94,22 @@ final class ShardRunner {
 
   void release(ObjectKey key) {
     member.release(key.toString());
+  }
+
+  /**
+   * Runs {@code reconcile} while this member holds {@code key}. A key that is ours but whose
+   * previous owner has not let go yet is tried again after a retry period; one that is not ours
+   * (any more) is left alone: its owner has it from its own events and its re-list on gain.
+   */
+  Result reconcileHeld(ObjectKey key, Callable<Result> reconcile) throws Exception {
+    if (!acquire(key)) {
+      return owns(key) ? Result.requeueAfter(config.retryPeriod()) : Result.success();
+    }
+    try {
+      return reconcile.call();
+    } finally {
+      release(key);
+    }
   }
 
   /**

@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * that turns its events into keys: started in the order of the sources (the reconciled type
  * first), replayed on a gain of leadership, closed on stop. An informer the caller gave is
  * shared: it gets this controller's handler and loses it on close, and the caller stops it.
+ * Each source has two handlers, alike but for where their keys go: one for real changes, one
+ * for what is no change (the initial list, resyncs, replays), which an {@link EventRouter} and
+ * the replay and resync here send to it.
  */
 final class Watches {
   private static final Logger log = LoggerFactory.getLogger(Watches.class);
@@ -35,13 +38,13 @@ final class Watches {
       Function<Consumer<ObjectKey>, EnqueueHandler<X>> handler) {}
 
   /**
-   * A started informer, its handler, whether this controller made it (and stops it), and what
-   * its watch does.
+   * A started informer, the handler registered on it, the handler of what is no change,
+   * whether this controller made the informer (and stops it), and what its watch does.
    */
   private record Watch<X extends HasMetadata>(Class<X> type, SharedIndexInformer<X> informer,
-      EnqueueHandler<X> handler, boolean own, InformerHealth health) {
+      EventRouter<X> handler, EnqueueHandler<X> noChange, boolean own, InformerHealth health) {
     void replay() {
-      informer.getStore().list().forEach(handler::onAdd);
+      informer.getStore().list().forEach(noChange::onAdd);
     }
 
     void removeHandler() {
@@ -50,7 +53,7 @@ final class Watches {
 
     void resync() {
       for (X object : informer.getStore().list()) {
-        handler.onUpdate(object, object); // as an informer's resync: filters apply
+        noChange.onUpdate(object, object); // as an informer's resync: filters apply
       }
     }
   }
@@ -75,18 +78,20 @@ final class Watches {
 
   /**
    * Starts an informer per source, runs {@code started} once every one has started (their caches
-   * may still fill), and waits for their caches to sync. Why a start failed stays for {@link
-   * #failure}: the controller cannot start again.
+   * may still fill), and waits for their caches to sync. The keys of changes go to {@code
+   * changes}; those of the initial lists, resyncs and replays to {@code noChange}. Why a start
+   * failed stays for {@link #failure}: the controller cannot start again.
    *
    * @throws IllegalStateException if an informer failed to start or the caches did not sync
    *     within {@code timeout}
    */
-  void startAll(List<Source<?>> sources, Consumer<ObjectKey> sink, Runnable started,
-      Duration timeout) throws InterruptedException {
+  void startAll(List<Source<?>> sources, Consumer<ObjectKey> changes,
+      Consumer<ObjectKey> noChange, Runnable started, Duration timeout)
+      throws InterruptedException {
     List<CompletableFuture<Void>> synced = new ArrayList<>();
     try {
       for (Source<?> s : sources) {
-        synced.add(start(s, sink));
+        synced.add(start(s, changes, noChange));
       }
       started.run();
       CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
@@ -111,16 +116,21 @@ final class Watches {
   }
 
   /**
-   * Starts the informer of {@code s} (or adds the handler to the caller's), its events going to
-   * {@code sink}; completes when its cache is synced.
+   * Starts the informer of {@code s} (or adds the handler to the caller's); completes when its
+   * cache is synced.
    */
   @SuppressWarnings("unchecked")
-  private <X extends HasMetadata> CompletableFuture<Void> start(Source<X> s, Consumer<ObjectKey> sink) {
-    EnqueueHandler<X> handler = s.handler().apply(sink);
+  private <X extends HasMetadata> CompletableFuture<Void> start(Source<X> s,
+      Consumer<ObjectKey> changes, Consumer<ObjectKey> noChange) {
+    EnqueueHandler<X> quiet = s.handler().apply(noChange);
+    EventRouter<X> handler = new EventRouter<>(s.handler().apply(changes), quiet);
     SharedIndexInformer<X> mine = (SharedIndexInformer<X>) given.get(s.type());
     if (mine != null) { // the caller's: it gets our handler, which it replays the cache to
-      mine.addEventHandler(handler);
-      watches.add(new Watch<>(s.type(), mine, handler, false, health(s.type(), mine)));
+      mine.addEventHandler(handler); // that replay runs in here: an initial list
+      if (mine.hasSynced()) {
+        handler.listed(); // else its onList comes
+      }
+      watches.add(new Watch<>(s.type(), mine, handler, quiet, false, health(s.type(), mine)));
       return mine.start().toCompletableFuture(); // a started informer returns its first start's
     }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
@@ -130,7 +140,7 @@ final class Watches {
     InformerHealth health = health(s.type(), informer);
     informer.exceptionHandler(health::retryAfterException);
     informer.addEventHandler(handler);
-    watches.add(new Watch<>(s.type(), informer, handler, true, health));
+    watches.add(new Watch<>(s.type(), informer, handler, quiet, true, health));
     return informer.start().toCompletableFuture();
   }
 

@@ -95,7 +95,8 @@ public interface Controller<T> extends AutoCloseable {
    * that queue's {@code add(key, options)}. On any other queue a priority other than 0 is
    * refused; {@code rateLimited} means {@code addRateLimited} (the limiter's delay alone),
    * otherwise {@code addAfter(after)}, or {@code add} when {@code after} is zero. While stopped,
-   * kept for the next start (which queues it at once).
+   * kept for the next start, which queues it at once at the highest priority it was added with
+   * meanwhile.
    *
    * @param key the key to reconcile
    * @param options its priority, delay and whether to ask the rate limiter

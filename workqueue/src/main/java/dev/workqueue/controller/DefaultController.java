@@ -84,7 +84,7 @@ final class DefaultController<T> implements Controller<T> {
     if (!options.rateLimited() && options.after().isZero() && held(key)) {
       return;
     }
-    keys.enqueue(key, q -> {
+    keys.enqueue(key, options.priority(), q -> {
       if (q instanceof PriorityWorkQueue<T> pq) {
         pq.add(key, options);
       } else if (options.rateLimited()) {

@@ -1,11 +1,14 @@
 package dev.workqueue.controller;
 
+import dev.workqueue.PriorityItem;
+import dev.workqueue.PriorityWorkQueue;
+import dev.workqueue.PriorityWorkQueue.AddOptions;
 import dev.workqueue.RateLimitingQueue;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -14,14 +17,17 @@ import java.util.function.Supplier;
  * The keys kept while stopped: an add that meets a stopped controller (its queue shut down) is
  * kept here, and the next start queues it on the fresh queue it makes, so no add is lost. The
  * current queue lives here too, since a start swaps it under the same lock that keeps a key:
- * an add then lands either in the old queue's keep or in the new queue, never in neither.
+ * an add then lands either in the old queue's keep or in the new queue, never in neither. A key
+ * is kept with the highest priority it was added with, and queued at it on a priority queue, so
+ * that keys a stopped controller is given at a low priority (a replay of a cache, say) do not
+ * line up with real changes at the next start.
  *
  * @param <T> the key type
  */
 final class KeptKeys<T> {
   private final Supplier<? extends RateLimitingQueue<T>> queueFactory;
-  /** Keys added while stopped, queued at the next start; guarded by lock. */
-  private final Set<T> kept = new LinkedHashSet<>();
+  /** Keys added while stopped, with their highest priority, queued at the next start. Lock. */
+  private final Map<T, Integer> kept = new LinkedHashMap<>();
   private final ReentrantLock lock = new ReentrantLock();
   /** The queue of a start that failed part-way; the next start takes its keys. Lock. */
   private RateLimitingQueue<T> abortedQueue;
@@ -45,10 +51,15 @@ final class KeptKeys<T> {
    * reconcile too many, never one too few.
    */
   void enqueue(T key, Consumer<RateLimitingQueue<T>> add) {
+    enqueue(key, 0, add);
+  }
+
+  /** {@link #enqueue(Object, Consumer)} of a key added at {@code priority}. */
+  void enqueue(T key, int priority, Consumer<RateLimitingQueue<T>> add) {
     RateLimitingQueue<T> q = queue;
     add.accept(q);
     if (q.isShuttingDown()) {
-      keepUntilStart(key, q);
+      keepUntilStart(key, q, priority);
     }
   }
 
@@ -65,19 +76,24 @@ final class KeptKeys<T> {
    * start came in between, adds it to that start's live queue.
    */
   void keepUntilStart(T key, RateLimitingQueue<T> seen) {
+    keepUntilStart(key, seen, 0);
+  }
+
+  /** {@link #keepUntilStart(Object, RateLimitingQueue)} at {@code priority}. */
+  void keepUntilStart(T key, RateLimitingQueue<T> seen, int priority) {
     while (true) {
       RateLimitingQueue<T> now;
       lock.lock();
       try {
         now = queue;
         if (now == seen || now.isShuttingDown()) {
-          kept.add(key); // start queues it
+          kept.merge(key, priority, Math::max); // start queues it
           return;
         }
       } finally {
         lock.unlock();
       }
-      now.add(key); // a start came in between: its queue is live, unless stopped again
+      add(now, key, priority); // a start came in between: its queue is live, unless stopped again
       if (!now.isShuttingDown()) {
         return;
       }
@@ -89,7 +105,9 @@ final class KeptKeys<T> {
   void keepAll(Collection<T> keys) {
     lock.lock();
     try {
-      kept.addAll(keys);
+      for (T key : keys) {
+        kept.merge(key, 0, Math::max);
+      }
     } finally {
       lock.unlock();
     }
@@ -123,7 +141,7 @@ final class KeptKeys<T> {
         abortedQueue = null;
       }
       queue = fresh;
-      kept.forEach(fresh::add); // what was added while stopped
+      kept.forEach((key, priority) -> add(fresh, key, priority)); // added while stopped
       kept.clear();
     } finally {
       lock.unlock();
@@ -134,12 +152,29 @@ final class KeptKeys<T> {
   /** Moves every key still queued in a shut-down {@code q} to {@link #kept}. Under lock. */
   private void takeAll(RateLimitingQueue<T> q) {
     try {
+      if (q instanceof PriorityWorkQueue<T> pq) {
+        for (Optional<PriorityItem<T>> k = pq.pollWithPriority(Duration.ZERO); k.isPresent();
+            k = pq.pollWithPriority(Duration.ZERO)) {
+          kept.merge(k.get().item(), k.get().priority(), Math::max);
+          q.done(k.get().item());
+        }
+        return;
+      }
       for (Optional<T> k = q.poll(Duration.ZERO); k.isPresent(); k = q.poll(Duration.ZERO)) {
-        kept.add(k.get());
+        kept.merge(k.get(), 0, Math::max);
         q.done(k.get());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // what is left stays: the interrupt comes first
+    }
+  }
+
+  /** Adds {@code key} to {@code q} at {@code priority}, if {@code q} has priorities. */
+  private static <T> void add(RateLimitingQueue<T> q, T key, int priority) {
+    if (priority != 0 && q instanceof PriorityWorkQueue<T> pq) {
+      pq.add(key, AddOptions.ofPriority(priority));
+    } else {
+      q.add(key);
     }
   }
 }

@@ -132,7 +132,7 @@ final class WorkerLoop<T> {
     /** Reconciles {@code key}, or hands it back; false if the worker is to exit. */
     private boolean handle(T key) {
       if (r.aborted) {
-        keys.keepUntilStart(key, r.queue); // a failed start: the key waits for the next one
+        keys.keepUntilStart(key, r.queue, priority); // a failed start: kept for the next one
         outcomes.done(r.queue, key);
         return false;
       }
@@ -154,7 +154,7 @@ final class WorkerLoop<T> {
         // A stop past its deadline came between the take and the claim: a later run may
         // have missed the claim, so this worker backs out; the key waits for the next start.
         slot.reconciling(null);
-        keys.keepUntilStart(key, r.queue);
+        keys.keepUntilStart(key, r.queue, priority);
         outcomes.done(r.queue, key);
         return false;
       }

@@ -100,6 +100,28 @@ class ControllerPriorityQueueTest {
         List.of(nextCall(), nextCall(), nextCall(), nextCall()));
   }
 
+  @Test
+  void keysAddedWhileStopped_keepTheirPriority_atTheNextStart() throws Exception {
+    start(builder().priorityQueue(true));
+    awaitIdle();
+    controller.stop(Duration.ofSeconds(10));
+    controller.add("replayed-1", AddOptions.ofPriority(-100));
+    controller.add("changed");
+    controller.add("replayed-2", AddOptions.ofPriority(-100));
+    controller.add("urgent", AddOptions.ofPriority(10));
+    controller.add("raised", AddOptions.ofPriority(-100));
+    controller.add("raised", AddOptions.ofPriority(5)); // the highest of a key's adds is kept
+    controller.add("urgent", AddOptions.ofPriority(-100));
+    controller.addAfter("later", Duration.ofHours(1)); // kept, and queued at once, at 0
+    release = new CountDownLatch(1);
+    controller.add("block", AddOptions.ofPriority(1000));
+    controller.start();
+    assertEquals("block", nextCall());
+    release.countDown();
+    assertEquals(List.of("urgent", "raised", "changed", "later", "replayed-1", "replayed-2"),
+        List.of(nextCall(), nextCall(), nextCall(), nextCall(), nextCall(), nextCall()));
+  }
+
   /** Returns {@code first} (or throws it) on the first call, success after. */
   private static Function<String, Result> once(Object first) {
     java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();

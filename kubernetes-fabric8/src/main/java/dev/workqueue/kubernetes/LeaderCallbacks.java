@@ -2,7 +2,6 @@ package dev.workqueue.kubernetes;
 
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -32,11 +31,7 @@ final class LeaderCallbacks {
     this.onStart = onStart;
     this.onStop = onStop;
     this.describe = describe;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread = DaemonThreads.single(threadName);
   }
 
   /**

@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.examples.ConfigMapController.Replica;
+import dev.workqueue.controller.Result;
 import dev.workqueue.examples.RbacCheck.Access;
+import dev.workqueue.kubernetes.KubernetesController;
+import dev.workqueue.kubernetes.Sharding;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,9 +22,13 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * server with every request of theirs recorded ({@link RecordedRequests}) through a leader's
  * gain, renewals, the reconciler's creates, updates and deletes, and a release on stop; then
  * each request must be granted to the ServiceAccount by the manifest ({@link RbacCheck}), and
- * each verb the manifest grants must have been used.
+ * each verb the manifest grants must have been used. A shard ring's members are checked against
+ * the README's sharding row the same way.
  */
 class RbacManifestTest {
   private static final Path MANIFEST = Path.of("deploy", "rbac.yaml");
@@ -86,6 +95,47 @@ class RbacManifestTest {
     RbacCheck manifest = RbacCheck.load(MANIFEST, NS, ACCOUNT);
     manifest.assertGranted(seen);
     assertEquals(Set.of(), manifest.unused(seen), "granted but never used; seen: " + seen);
+  }
+
+  /**
+   * The README's sharding row: two members of a ring agree on it, one leaves gracefully (its
+   * Lease deleted), and what they asked of {@code leases} is exactly that row's verbs.
+   */
+  @Test
+  void aShardRingsMembers_useTheLeaseVerbsTheReadmeLists() throws Exception {
+    RecordedRequests requests = new RecordedRequests();
+    List<KubernetesController<ConfigMap>> members = new ArrayList<>();
+    try (EmbeddedApiServer api = new EmbeddedApiServer(requests)) {
+      Map<String, List<String>> rings = new ConcurrentHashMap<>();
+      for (String id : List.of("member-a", "member-b")) {
+        KubernetesController<ConfigMap> c = KubernetesController
+            .builder(api.newClient(), ConfigMap.class).name("rbac-" + id).inNamespace(NS)
+            .sharding(Sharding.ring(NS, "rbac", id).withDurations(Duration.ofSeconds(2),
+                Duration.ofMillis(1500), Duration.ofMillis(250))
+                .withMembersListener(ring -> rings.put(id, ring)))
+            .reconciler(request -> Result.success()).build();
+        members.add(c);
+        c.start();
+      }
+      List<String> both = List.of("member-a", "member-b");
+      await().atMost(10, SECONDS).until(
+          () -> both.equals(rings.get("member-a")) && both.equals(rings.get("member-b")));
+      members.get(0).stop(Duration.ofSeconds(5)); // leaves the ring: deletes its Lease
+      await().atMost(10, SECONDS).until(() -> List.of("member-b").equals(rings.get("member-b")));
+      members.get(1).stop(Duration.ofSeconds(5));
+    }
+
+    assertEquals(Set.of(), requests.notResources());
+    Set<String> leaseVerbs = new TreeSet<>();
+    for (Access a : requests.accesses()) {
+      assertEquals(NS, a.namespace(), a.toString());
+      if (a.resource().equals("leases")) {
+        leaseVerbs.add(a.verb());
+      } else {
+        assertEquals(new Access(a.verb(), "", "configmaps", NS), a, "the informer only");
+      }
+    }
+    assertEquals(Set.of("list", "get", "create", "update", "delete"), leaseVerbs);
   }
 
   @Test

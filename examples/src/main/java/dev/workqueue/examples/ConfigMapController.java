@@ -106,17 +106,33 @@ public final class ConfigMapController implements AutoCloseable {
   private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
   private final Map<String, LoopbackEndpoint> probes = new ConcurrentHashMap<>();
 
-  private ConfigMapController(Options options, PrintStream out) {
+  private ConfigMapController(Options options, PrintStream out, EmbeddedApiServer server) {
     this.options = options;
     this.out = out;
-    this.server = new EmbeddedApiServer();
+    this.server = server;
     this.admin = server.admin();
   }
 
   /** Starts the API server and two replicas, and returns once one of them leads. */
   public static ConfigMapController start(Options options, PrintStream out)
       throws InterruptedException, java.io.IOException {
-    ConfigMapController c = new ConfigMapController(options, out);
+    return start(options, out, new EmbeddedApiServer());
+  }
+
+  /**
+   * As {@link #start(Options, PrintStream)}, with the replicas' every request to the API server
+   * passed to {@code replicaRequests}: {@code RbacManifestTest} checks them against {@code
+   * examples/deploy/rbac.yaml}.
+   */
+  static ConfigMapController start(Options options, PrintStream out,
+      io.fabric8.kubernetes.client.http.Interceptor replicaRequests)
+      throws InterruptedException, java.io.IOException {
+    return start(options, out, new EmbeddedApiServer(replicaRequests));
+  }
+
+  private static ConfigMapController start(Options options, PrintStream out,
+      EmbeddedApiServer server) throws InterruptedException, java.io.IOException {
+    ConfigMapController c = new ConfigMapController(options, out, server);
     try {
       out.printf("API server (fabric8 kubernetes-server-mock, CRUD mode) at %s%n",
           c.admin.getMasterUrl());

@@ -2,6 +2,7 @@ package dev.workqueue.examples;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -29,13 +30,25 @@ final class EmbeddedApiServer implements AutoCloseable {
   private final KubernetesMockServer server;
   private final KubernetesClient admin;
   private final List<KubernetesClient> clients = new ArrayList<>();
+  private final Interceptor replicaRequests; // may be null
 
   EmbeddedApiServer() {
+    this(null);
+  }
+
+  /**
+   * A server whose replicas' clients (those of {@link #newClient()} and {@link
+   * #newClient(AtomicBoolean)}, not the admin's) pass each request to {@code replicaRequests}
+   * (may be null): a test records there what a replica asks the API server for.
+   */
+  EmbeddedApiServer(Interceptor replicaRequests) {
+    this.replicaRequests = replicaRequests;
     MOCK_SERVER_LOG.setLevel(Level.WARNING); // a line per request otherwise
     server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
         new KubernetesCrudDispatcher(List.of()), false);
     server.init(InetAddress.getLoopbackAddress(), 0);
-    admin = newClient();
+    admin = server.createClient();
+    clients.add(admin);
   }
 
   /** The client of the example's own changes (not a replica's). */
@@ -45,7 +58,8 @@ final class EmbeddedApiServer implements AutoCloseable {
 
   /** A new client of this server; closed with it. */
   synchronized KubernetesClient newClient() {
-    KubernetesClient c = server.createClient();
+    KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
+        h -> recorded(h)));
     clients.add(c);
     return c;
   }
@@ -65,9 +79,13 @@ final class EmbeddedApiServer implements AutoCloseable {
       }
     };
     KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
-        h -> h.addOrReplaceInterceptor("cut-off", cut)));
+        h -> recorded(h).addOrReplaceInterceptor("cut-off", cut)));
     clients.add(c);
     return c;
+  }
+
+  private HttpClient.Builder recorded(HttpClient.Builder h) {
+    return replicaRequests == null ? h : h.addOrReplaceInterceptor("recorded", replicaRequests);
   }
 
   /**

@@ -22,6 +22,10 @@ import java.util.function.Consumer;
  * <p>One Lease per controller: replicas of a controller share it, but two controllers of one
  * process must not (they would have the same identity and take the Lease from each other).
  *
+ * <p>RBAC: get, create, update, list and watch on {@code leases} ({@code coordination.k8s.io})
+ * in {@code namespace}; the README's "RBAC" table says why, and {@code examples/deploy/rbac.yaml}
+ * is a manifest that grants them.
+ *
  * @param namespace the Lease's namespace
  * @param name the Lease's name
  * @param identity this replica's name in the Lease: unique per replica

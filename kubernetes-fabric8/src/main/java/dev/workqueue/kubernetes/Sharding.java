@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  * the two is the time its running reconciles have to end: the timing assumption, as for leader
  * election.
  *
+ * <p>RBAC: list, get, create, update and delete on {@code leases} ({@code coordination.k8s.io})
+ * in {@code namespace}; the README's "RBAC" table says why.
+ *
  * @param namespace the namespace of the ring's Leases
  * @param ring the ring's name: the label value, and the prefix of each member's Lease
  * @param identity this replica's name in the ring: unique, lowercase letters, digits and '-'

@@ -15,8 +15,11 @@ import java.util.Optional;
  * failing exactly when its {@code Health} says so.
  */
 final class ProbeReport {
-  /** A reason (an exception message, say) is cut to this many characters. */
-  static final int MAX_REASON = 200;
+  /**
+   * A reason is cut to this many characters: enough for a fabric8 failure's URL and the API
+   * server's message after it ("Message: Forbidden"), short enough for a probe's log line.
+   */
+  static final int MAX_REASON = 500;
 
   /** Which probe a report answers. */
   enum Probe {

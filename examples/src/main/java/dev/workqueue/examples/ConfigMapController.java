@@ -4,6 +4,7 @@ import dev.workqueue.controller.Result;
 import dev.workqueue.kubernetes.EventFilter;
 import dev.workqueue.kubernetes.KubernetesController;
 import dev.workqueue.kubernetes.LeaderElection;
+import dev.workqueue.kubernetes.ManagementServer;
 import dev.workqueue.kubernetes.Request;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
@@ -104,7 +105,7 @@ public final class ConfigMapController implements AutoCloseable {
   private final KubernetesClient admin;
   private final List<Replica> replicas = new ArrayList<>();
   private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
-  private final Map<String, LoopbackEndpoint> probes = new ConcurrentHashMap<>();
+  private final Map<String, ManagementServer> probes = new ConcurrentHashMap<>();
 
   private ConfigMapController(Options options, PrintStream out, EmbeddedApiServer server) {
     this.options = options;
@@ -179,24 +180,18 @@ public final class ConfigMapController implements AutoCloseable {
   }
 
   /**
-   * A replica's liveness and readiness probes, as a pod's would be: {@code /healthz} answers
-   * 200 while every worker that should run, runs, {@code /readyz} 200 once the caches are
-   * synced too; 503 otherwise. The body is the health report.
+   * A replica's liveness and readiness probes, as a pod's would be, on loopback: {@code
+   * /healthz} answers 200 while the controller is live, {@code /readyz} 200 once it is ready
+   * (the caches synced, every watch open); 503 otherwise, with what is not.
    */
-  private static LoopbackEndpoint probes(Replica r, int port) throws java.io.IOException {
-    return LoopbackEndpoint.start(port, "demo-probes-" + r.name(), Map.of(
-        "/healthz", () -> probe(r.controller().health().isLive(), r),
-        "/readyz", () -> probe(r.controller().health().isReady(), r)));
-  }
-
-  private static LoopbackEndpoint.Response probe(boolean ok, Replica r) {
-    return new LoopbackEndpoint.Response(ok ? 200 : 503, LoopbackEndpoint.TEXT,
-        r.controller().health() + "\n");
+  private static ManagementServer probes(Replica r, int port) throws java.io.IOException {
+    return ManagementServer.builder().health(NAME, r.controller()::health)
+        .bindAddress(java.net.InetAddress.getLoopbackAddress()).port(port).start();
   }
 
   /** Where a replica's probe {@code path} is served, if probes were asked for. */
   java.net.URI probeUri(String replica, String path) {
-    return probes.get(replica).uri(path);
+    return java.net.URI.create("http://127.0.0.1:" + probes.get(replica).port() + path);
   }
 
   /** The controller's limiter, printing each back-off it decides. */
@@ -410,7 +405,7 @@ public final class ConfigMapController implements AutoCloseable {
         r.controller().stop(Duration.ofSeconds(10));
       }
     } finally {
-      probes.values().forEach(LoopbackEndpoint::close);
+      probes.values().forEach(ManagementServer::close);
       server.close(); // the replicas' clients and the admin's with it
     }
   }

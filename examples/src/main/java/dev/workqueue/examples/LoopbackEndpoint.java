@@ -16,9 +16,9 @@ import java.util.function.Supplier;
 
 /**
  * A few read-only HTTP paths on the JDK's own HTTP server: loopback only, one handler thread.
- * The demo's Prometheus scrape ({@link #metrics}) and the Kubernetes example's probes
- * ({@code /healthz}, {@code /readyz}). For the examples; an application on Spring Boot, Quarkus
- * or Micronaut serves these through the framework instead.
+ * The demo's Prometheus scrape ({@link #metrics}); the Kubernetes example's probes are
+ * served by the toolkit's {@code ManagementServer}. For the examples; an application on Spring
+ * Boot, Quarkus or Micronaut serves these through the framework instead.
  */
 final class LoopbackEndpoint implements AutoCloseable {
   /** The Prometheus text exposition format, version 0.0.4. */

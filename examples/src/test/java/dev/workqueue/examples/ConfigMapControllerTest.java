@@ -60,15 +60,15 @@ class ConfigMapControllerTest {
       assertEquals(1, example.replicas().stream().filter(r -> r.controller().isLeading())
           .count(), "one replica leads");
 
-      // Each replica's probes: both live and ready, one leading, one standing by.
+      // Each replica's probes: both live and ready, the one leading and the one standing by.
       for (Replica r : example.replicas()) {
         for (String path : List.of("/healthz", "/readyz")) {
           HttpResponse<String> probe = http.send(
               HttpRequest.newBuilder(example.probeUri(r.name(), path)).build(),
               HttpResponse.BodyHandlers.ofString());
           assertEquals(200, probe.statusCode(), r.name() + path + ": " + probe.body());
-          assertTrue(probe.body().contains(r == first ? "LEADING" : "STANDING_BY"),
-              probe.body());
+          assertEquals("[+]configmaps ok\n" + path.substring(1) + " check passed\n",
+              probe.body(), "leading or standing by: " + r.name());
         }
       }
 

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The command-line flags of an example: {@code --name value} pairs and bare switches such as
@@ -30,8 +32,18 @@ final class Flags {
      * @param flags one line per flag: the flag, its value and what it does, with its default
      */
     Help(String usage, String flags) {
-      super(usage + "\n" + flags + "\n  --help  print this and exit", null, false, false);
+      super(usage + "\n" + flags + "\n" + alignedAs(flags, "  --help") + "print this and exit",
+          null, false, false);
     }
+
+    /** {@code flag} padded to where the first line of {@code flags} starts its description. */
+    private static String alignedAs(String flags, String flag) {
+      Matcher m = DESCRIPTION.matcher(flags);
+      int column = m.lookingAt() ? m.end() : 0;
+      return flag + " ".repeat(Math.max(2, column - flag.length()));
+    }
+
+    private static final Pattern DESCRIPTION = Pattern.compile("  --\\S+(?: \\S+)? +");
   }
 
   /**

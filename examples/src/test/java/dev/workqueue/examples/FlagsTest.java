@@ -53,7 +53,8 @@ class FlagsTest {
     Run run = orExit("--help");
     assertEquals(List.of(0), run.exits);
     assertTrue(run.out.startsWith("usage: RateLimitBurst"), run.out);
-    assertTrue(run.out.contains("  --qps F "), run.out);
+    assertTrue(run.out.contains("\n  --qps F    the token bucket's rate"), run.out);
+    assertTrue(run.out.contains("\n  --help     print this and exit"), "aligned: " + run.out);
     assertEquals("", run.err);
   }
 

@@ -312,7 +312,7 @@ public final class ReplayPriorityHarness {
     waitUntil(() -> startedAt.get() != 0, 60);
     long end = System.nanoTime() + LOAD_NANOS;
     for (int i = 0; System.nanoTime() < end; i++) { // about 1,400 a second: more than 1 worker
-      c.controller().add(new ObjectKey("aging", "load-" + i));
+      c.controller().add(ObjectKey.of("aging", "load-" + i));
       LockSupport.parkNanos(600_000);
     }
     loading.set(false);

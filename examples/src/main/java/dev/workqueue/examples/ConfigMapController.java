@@ -5,13 +5,13 @@ import dev.workqueue.kubernetes.EventFilter;
 import dev.workqueue.kubernetes.KubernetesController;
 import dev.workqueue.kubernetes.LeaderElection;
 import dev.workqueue.kubernetes.ManagementServer;
+import dev.workqueue.kubernetes.OwnerReferences;
 import dev.workqueue.kubernetes.Request;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
 import dev.workqueue.testing.RecordingMetricsProvider;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.PrintStream;
@@ -61,6 +61,13 @@ public final class ConfigMapController implements AutoCloseable {
       int healthPort) {
     static final String USAGE = "usage: ConfigMapController [--objects N] [--fail NAME,NAME...]"
         + " [--workers N] [--health-port N]";
+    static final String HELP = String.join("\n",
+        "  --objects N             source ConfigMaps to create (default 4)",
+        "  --fail NAME,NAME...     sources whose first reconcile fails, to show a retry"
+            + " (default app-2)",
+        "  --workers N             reconcile workers per replica (default 2)",
+        "  --health-port N         serve replica i's health endpoints on port N + i"
+            + " (0: free ports; default none)");
 
     /** @throws IllegalArgumentException if {@code objects} or {@code workers} is below 1 */
     public Options {
@@ -82,8 +89,8 @@ public final class ConfigMapController implements AutoCloseable {
      * endpoints ({@code --health-port N} serves replica i's on port N + i, 0 free ports).
      */
     public static Options parse(String... args) {
-      Flags f = Flags.parse(USAGE, Set.of("--objects", "--fail", "--workers", "--health-port"),
-          Set.of(), args);
+      Flags f = Flags.parse(USAGE, HELP,
+          Set.of("--objects", "--fail", "--workers", "--health-port"), Set.of(), args);
       Set<String> fail = new java.util.TreeSet<>();
       for (String name : f.string("--fail", "app-2").split(",")) {
         if (!name.isBlank()) {
@@ -281,12 +288,10 @@ public final class ConfigMapController implements AutoCloseable {
       out.printf("[%s] reconcile %-12s %s up to date%n", replica, request.key(), derivedName);
       return Result.success();
     }
-    OwnerReference owner = new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
-        .withApiVersion("v1").withKind("ConfigMap").withName(name)
-        .withUid(source.getMetadata().getUid()).withController(true).build();
     client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder()
         .withNewMetadata().withNamespace(NAMESPACE).withName(derivedName)
-        .withOwnerReferences(owner).endMetadata().withData(want).build())
+        .withOwnerReferences(OwnerReferences.controllerOf(source)).endMetadata()
+        .withData(want).build())
         .createOr(NonDeletingOperation::update);
     out.printf("[%s] reconcile %-12s wrote %s %s%n", replica, request.key(), derivedName, want);
     return Result.success();

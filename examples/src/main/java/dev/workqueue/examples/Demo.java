@@ -91,7 +91,10 @@ public final class Demo {
           linger = true;
           continue;
         }
-        if (flag.equals("--help") || i + 1 >= args.length) {
+        if (flag.equals("--help")) {
+          throw new Flags.Help(usage(), HELP);
+        }
+        if (i + 1 >= args.length) {
           throw new IllegalArgumentException(usage());
         }
         String v = args[++i];
@@ -113,9 +116,22 @@ public final class Demo {
           metricsPort, linger);
     }
 
+    static final String HELP = String.join("\n",
+        "  --objects N             objects the informer creates (default 200)",
+        "  --updates N             events per object: a create, then updates (default 3)",
+        "  --workers N             reconcile workers (default 4)",
+        "  --failure-rate 0..0.9   share of reconciles the backend fails (default 0.2)",
+        "  --slow-rate 0..0.9      share of reconciles the backend is slow for (default 0.05)",
+        "  --seed N                the events' order and the failures (default 1)",
+        "  --quiet                 print only the summary",
+        "  --metrics-port N        serve the metrics on http://127.0.0.1:N/metrics"
+            + " (0: a free port; default none)",
+        "  --linger                with --metrics-port: keep serving after convergence until"
+            + " Ctrl-C");
+
     static String usage() {
       return "usage: Demo [--objects N] [--updates N] [--workers N] [--failure-rate 0..0.9]"
-          + " [--slow-rate 0..1] [--seed N] [--quiet] [--metrics-port N [--linger]]";
+          + " [--slow-rate 0..0.9] [--seed N] [--quiet] [--metrics-port N [--linger]]";
     }
 
     private static int positive(String flag, String v) {
@@ -177,14 +193,7 @@ public final class Demo {
   }
 
   public static void main(String[] args) throws Exception {
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
+    Options options = Flags.orExit(() -> Options.parse(args));
     run(options, System.out);
   }
 

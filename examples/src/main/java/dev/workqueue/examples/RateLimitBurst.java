@@ -37,6 +37,10 @@ public final class RateLimitBurst {
   /** The settings; {@link #parse} reads them from the command line. */
   public record Options(int items, double qps, int burst) {
     static final String USAGE = "usage: RateLimitBurst [--items N] [--qps F] [--burst N]";
+    static final String HELP = String.join("\n",
+        "  --items N  keys added at once with addRateLimited (default 20)",
+        "  --qps F    the token bucket's rate: tokens a second, within (0, 1000000] (default 1)",
+        "  --burst N  the bucket's size: keys that come out at once when it is full (default 5)");
 
     /**
      * @throws IllegalArgumentException if {@code items < 1}, {@code qps} is not positive and
@@ -56,7 +60,7 @@ public final class RateLimitBurst {
 
     /** Parses {@code --items N --qps F --burst N}; defaults 20, 1, 5. */
     public static Options parse(String... args) {
-      Flags f = Flags.parse(USAGE, Set.of("--items", "--qps", "--burst"), Set.of(), args);
+      Flags f = Flags.parse(USAGE, HELP, Set.of("--items", "--qps", "--burst"), Set.of(), args);
       int items = f.intAtLeast("--items", 1, 20);
       double qps = f.doubleWithin("--qps", 0, 1_000_000, 1.0);
       int burst = f.intAtLeast("--burst", 1, 5);

@@ -70,6 +70,12 @@ public final class SchedulerSimulation {
   public record Options(int pods, int nodes, double bindFailureRate, long seed, boolean quiet) {
     static final String USAGE = "usage: SchedulerSimulation [--pods N] [--nodes N]"
         + " [--bind-failure-rate 0..0.9] [--seed N] [--quiet]";
+    static final String HELP = String.join("\n",
+        "  --pods N                     pods to place (default 24)",
+        "  --nodes N                    nodes at the start; the autoscaler adds more (default 2)",
+        "  --bind-failure-rate 0..0.9   share of binds that fail and are retried (default 0.15)",
+        "  --seed N                     the random choices: a seed prints the same run (default 1)",
+        "  --quiet                      print only the summary");
 
     /** @throws IllegalArgumentException if a count is below 1 or the rate outside [0, 0.9] */
     public Options {
@@ -87,8 +93,8 @@ public final class SchedulerSimulation {
 
     /** Parses the command line; defaults: 24 pods, 2 nodes, 0.15, seed 1, not quiet. */
     public static Options parse(String... args) {
-      Flags f = Flags.parse(USAGE, Set.of("--pods", "--nodes", "--bind-failure-rate", "--seed"),
-          Set.of("--quiet"), args);
+      Flags f = Flags.parse(USAGE, HELP,
+          Set.of("--pods", "--nodes", "--bind-failure-rate", "--seed"), Set.of("--quiet"), args);
       return new Options(f.intAtLeast("--pods", 1, 24), f.intAtLeast("--nodes", 1, 2),
           f.doubleWithin("--bind-failure-rate", 0, 0.9, 0.15), f.longValue("--seed", 1),
           f.has("--quiet"));

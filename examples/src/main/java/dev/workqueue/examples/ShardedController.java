@@ -54,7 +54,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ShardedController implements AutoCloseable {
   /** The namespace of the objects and of the ring's Leases. */
   public static final String NAMESPACE = "demo";
-  /** The shard ring's name: each member's Lease is {@code configmaps-<replica>}. */
+  /** The shard ring's name: each member's Lease is {@code configmaps.<replica>}. */
   public static final String RING = "configmaps";
   /** The annotation each reconcile writes: the name of the replica that reconciled it. */
   public static final String ANNOTATION = "example.workqueue.dev/reconciled-by";
@@ -65,6 +65,9 @@ public final class ShardedController implements AutoCloseable {
   /** The settings; {@link #parse} reads them from the command line. */
   public record Options(int objects, int workers) {
     static final String USAGE = "usage: ShardedController [--objects N] [--workers N]";
+    static final String HELP = String.join("\n",
+        "  --objects N  ConfigMaps the replicas share (default 48)",
+        "  --workers N  reconcile workers per replica (default 2)");
 
     /** @throws IllegalArgumentException if {@code objects} or {@code workers} is below 1 */
     public Options {
@@ -78,7 +81,7 @@ public final class ShardedController implements AutoCloseable {
 
     /** Parses the command line; defaults: 48 objects, 2 workers per replica. */
     public static Options parse(String... args) {
-      Flags f = Flags.parse(USAGE, Set.of("--objects", "--workers"), Set.of(), args);
+      Flags f = Flags.parse(USAGE, HELP, Set.of("--objects", "--workers"), Set.of(), args);
       return new Options(f.intAtLeast("--objects", 1, 48), f.intAtLeast("--workers", 1, 2));
     }
   }
@@ -254,7 +257,7 @@ public final class ShardedController implements AutoCloseable {
         .build();
     replicas.put(id, new Replica(id, cutOff, c));
     c.start(); // returns once its caches are synced and its first round of the ring is done
-    say("[%s] started: caches synced, Lease %s-%s written", id, RING, id);
+    say("[%s] started: caches synced, Lease %s.%s written", id, RING, id);
   }
 
   /** Writes this replica's name into the object's annotation, under the shared checker. */

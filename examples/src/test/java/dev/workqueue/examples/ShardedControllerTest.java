@@ -63,6 +63,9 @@ class ShardedControllerTest {
     assertEquals(OBJECTS, sum(start.keys()), out);
     for (String id : start.ring()) {
       assertTrue(start.keys().get(id) > 0, id + " owns some keys: " + start.keys());
+      assertTrue(start.leases().contains(lease(id)), start.leases().toString());
+      assertTrue(out.contains("[" + id + "] started: caches synced, Lease " + lease(id)
+          + " written"), "the Lease's real name: " + out);
     }
     assertEquals(Set.of(lease(A), lease(B), lease(C)), start.leases());
 

@@ -237,7 +237,8 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
     for (OwnerReference ref : meta.getOwnerReferences()) {
       if (Boolean.TRUE.equals(ref.getController()) && kind.equals(ref.getKind())
           && group.equals(groupOf(ref.getApiVersion()))) {
-        return List.of(new ObjectKey(namespaced ? meta.getNamespace() : "", ref.getName()));
+        return List.of(
+            ObjectKey.fromApiServer(namespaced ? meta.getNamespace() : "", ref.getName()));
       }
     }
     return List.of();

@@ -29,6 +29,10 @@ public final class PoolClaimDemo {
   private PoolClaimDemo() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length == 1 && args[0].equals("--help")) {
+      System.out.println("usage: PoolClaimDemo (it takes no flags)");
+      return;
+    }
     if (args.length > 0) {
       System.err.println("usage: PoolClaimDemo (it takes no flags)");
       System.exit(2);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -44,7 +45,9 @@ class OperatorTest {
   private final Map<String, AtomicInteger> reconciles = new ConcurrentHashMap<>(); // replica/ctl
   private final List<Replica> replicas = new ArrayList<>();
 
-  private record Replica(String id, AtomicBoolean partitioned, Operator operator) {}
+  /** A replica: its operator, and the plain toolkit controller it also runs. */
+  private record Replica(String id, AtomicBoolean partitioned, Operator operator,
+      Controller<String> plain) {}
 
   @AfterEach
   void tearDown() throws InterruptedException {
@@ -89,7 +92,8 @@ class OperatorTest {
     assertEquals(OBJECTS, secrets.cache(ConfigMap.class).list().size());
 
     OperatorHealth health = a.operator().health();
-    assertEquals(List.of("copies", "secrets"), List.copyOf(health.controllers().keySet()));
+    assertEquals(List.of("copies", "secrets", "plain-a"),
+        List.copyOf(health.controllers().keySet()));
     assertTrue(health.isLive() && health.isReady(), health.toString());
     assertEquals(Health.Leadership.NOT_ELECTING, health.controllers().get("copies").leadership());
 
@@ -118,6 +122,7 @@ class OperatorTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> count(first.id() + "/secrets") > 0);
     assertEquals(Set.of(true), leading(first), "the leader runs both controllers");
     assertEquals(Set.of(false), leading(other), "the other runs neither");
+    assertTrue(first.plain().isRunning() && !other.plain().isRunning(), "and the plain one");
     assertEquals(0, count(other.id() + "/copies") + count(other.id() + "/secrets"));
     for (Replica r : replicas) {
       OperatorHealth h = r.operator().health();
@@ -141,7 +146,9 @@ class OperatorTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> count(other.id() + "/copies") > 0
         && count(other.id() + "/secrets") > 0);
     assertEquals(Set.of(true), leading(other), "both controllers moved to the new leader");
-    await().atMost(Duration.ofSeconds(10)).until(() -> leading(first).equals(Set.of(false)));
+    assertTrue(other.plain().isRunning(), "and the plain one");
+    await().atMost(Duration.ofSeconds(10)).until(() -> leading(first).equals(Set.of(false))
+        && !first.plain().isRunning());
     assertFalse(first.operator().isLeading());
     assertEquals(List.of(), checker.violations, "no two replicas reconciled at once");
   }
@@ -181,7 +188,9 @@ class OperatorTest {
    */
   private Replica replica(String id, KubernetesClient client, AtomicBoolean partitioned) {
     ObjectReconciler<ConfigMap> copy = SecretCopies.reconciler(id, client, checker);
-    OperatorBuilder b = Operator.builder(client)
+    Controller<String> plain = Controller.<String>builder("plain-" + id)
+        .reconciler((String key) -> Result.success()).build();
+    OperatorBuilder b = Operator.builder(client).controller(plain)
         .controller(KubernetesController.builder(client, ConfigMap.class).name("copies")
             .inNamespace(NS).owns(Secret.class).reconciler(request -> {
               reconciles.computeIfAbsent(id + "/copies", k -> new AtomicInteger())
@@ -205,7 +214,7 @@ class OperatorTest {
       b.leaderElection(LeaderElection.lease(NS, "operator-leader").withIdentity(id)
           .withDurations(LEASE, RENEW, RETRY));
     }
-    return new Replica(id, partitioned, b.build());
+    return new Replica(id, partitioned, b.build(), plain);
   }
 
   private int count(String replicaAndController) {

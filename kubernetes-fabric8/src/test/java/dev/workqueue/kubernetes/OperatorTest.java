@@ -4,7 +4,6 @@ import static dev.workqueue.kubernetes.SecretCopies.NS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Controller;
@@ -151,32 +150,6 @@ class OperatorTest {
         && !first.plain().isRunning());
     assertFalse(first.operator().isLeading());
     assertEquals(List.of(), checker.violations, "no two replicas reconciled at once");
-  }
-
-  @Test
-  void aControllerWithItsOwnElectionOrSharding_isRefused_namingTheArgument() {
-    KubernetesClient client = server.newClient();
-    OperatorBuilder operator = Operator.builder(client);
-    String election = assertThrows(IllegalArgumentException.class, () -> operator.controller(
-        KubernetesController.builder(client, ConfigMap.class).reconciler(r -> Result.success())
-            .leaderElection(LeaderElection.lease(NS, "own")))).getMessage();
-    assertTrue(election.startsWith("controller configmap has its own leaderElection(...)"),
-        election);
-    String sharding = assertThrows(IllegalArgumentException.class, () -> operator.controller(
-        KubernetesController.builder(client, ConfigMap.class).reconciler(r -> Result.success())
-            .sharding(Sharding.ring(NS, "ring", "a")))).getMessage();
-    assertTrue(sharding.startsWith("controller configmap has sharding(...)"), sharding);
-    String other = assertThrows(IllegalArgumentException.class, () -> operator.controller(
-        KubernetesController.builder(admin, ConfigMap.class).reconciler(r -> Result.success())))
-        .getMessage();
-    assertTrue(other.contains("another client"), other);
-    operator.controller(KubernetesController.builder(client, ConfigMap.class)
-        .reconciler(r -> Result.success()));
-    operator.controller(KubernetesController.builder(client, ConfigMap.class)
-        .reconciler(r -> Result.success()));
-    assertEquals("two controllers are named configmap: give one another name (their metrics"
-        + " and threads are named after it)",
-        assertThrows(IllegalStateException.class, operator::build).getMessage());
   }
 
   // ---- helpers ----

@@ -42,7 +42,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private final String name;
   private final List<Watches.Source<?>> sources;
   private final Watches watches;
-  private final LeaderElection election; // null: always leading
+  private LeaderElection election; // null: always leading; an Operator's is set before start
   private final Duration cacheSyncTimeout;
   private final Controller<ObjectKey> core;
   private final AddPriorities adds; // at the event or the replay priority
@@ -56,6 +56,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private volatile boolean stopping;
   private volatile boolean leading;
   private volatile LeaseElector elector;
+  private volatile boolean sharedElector; // an Operator's: it starts and stops it
   private final ShardRunner shards; // null: not sharded
 
   KubernetesController(KubernetesControllerBuilder<R> b) {
@@ -157,12 +158,18 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         }
         core.start(); // the initial lists' keys are queued already
         resync.schedule();
-      } else {
+      } else if (!sharedElector) {
         contend();
       }
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  void electedBy(LeaderElection config, LeaseElector shared) { // an Operator's, before start
+    election = config;
+    elector = shared;
+    sharedElector = true;
   }
 
   /** Where an informer's handler puts a key: the queue, unless another shard member owns it. */
@@ -202,7 +209,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     e.start();
   }
 
-  private void startedLeading() {
+  void startedLeading() {
     leadership.lock();
     try {
       if (stopping || leading) {
@@ -222,7 +229,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
   }
 
-  private void stoppedLeading() {
+  void stoppedLeading() {
     leadership.lock();
     try {
       if (!leading) {
@@ -350,7 +357,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
         result = core.stop(election == null ? timeout : margin());
       }
       LeaseElector e = elector;
-      if (e != null) {
+      if (e != null && !sharedElector) {
         e.stop(result.completed());
       }
       if (shards != null) {

@@ -20,7 +20,8 @@ import java.util.function.Consumer;
  * ignores interrupts can outlive its replica's leadership).
  *
  * <p>One Lease per controller: replicas of a controller share it, but two controllers of one
- * process must not (they would have the same identity and take the Lease from each other).
+ * process must not (they would have the same identity and take the Lease from each other). For
+ * several controllers in one process, give one election to an {@link Operator}: it leads them all.
  *
  * <p>RBAC: get, create, update, list and watch on {@code leases} ({@code coordination.k8s.io})
  * in {@code namespace}; the README's "RBAC" table says why, and {@code examples/deploy/rbac.yaml}

@@ -1,42 +1,49 @@
 package dev.workqueue;
 
 /**
- * Whether more than one consumer thread takes from a FIFO queue whose adds may skip the lock
- * ({@link IntakeAdds}): then an add of a new item puts its entry in line under the lock, and a
- * consumer about to wait parks without spinning first ({@link Consumers#spinForAnAdd}).
+ * Whether more than one consumer thread takes from a FIFO queue whose adds and {@code done}s may
+ * skip the lock ({@link IntakeAdds}, {@link Entry#tryRetire}): while it is so (<em>crowded</em>),
+ * adds of new items and {@code done}s take the lock, and a consumer about to wait parks without
+ * spinning first ({@link Consumers#spinForAnAdd}); the merge of an add into a pending round still
+ * skips it.
  *
- * <p>Why: with the intake, producers never wait, so with more threads than processors every
- * processor runs queue work at once, and each item's entry, its map bin and the consumers' lock
- * cross between processors. On the 2-vCPU machine of the benchmarks that load went with the
- * host's slow cross-core episodes (a ~400 ns round trip instead of ~70) in about half of the
- * measured seconds, where two producers and two consumers ran at under half their speed. When
- * adds take the lock, threads wait for it in turn and the work runs in bursts on one processor
- * at a time, as client-go's one-mutex queue does; that held its rate. One consumer keeps the
- * intake. Under a steady load of two producers and two consumers it flips often: while adds take
- * the lock, one consumer may take a whole window alone while the other waits for the lock; that
- * mix measured faster than either way alone (benchmarks/RESULTS.md).
+ * <p>Why: the steps without the lock pay where one producer hands items to one consumer (each
+ * works on its own side of the line, and the consumer finds the next item without waking). With
+ * more threads than that, producers never wait and every processor runs queue work at once: each
+ * item's entry, its map bin and the consumers' lock cross between processors on every step. On
+ * the 2-vCPU machine of the benchmarks, whose cross-core round trip is about 400 ns in its slow
+ * episodes, two producers and two consumers ran at two thirds of client-go's one-mutex queue
+ * that way, and at about its rate with every add and {@code done} under the lock, where threads
+ * wait for the lock in turn and the work runs in bursts on one processor at a time
+ * (benchmarks/RESULTS.md, session 18).
  *
  * <p>Decided by the consumers, per {@value #WINDOW} takes ({@link #noteTake}): on once two
- * changes of the taking thread fell in one window, off again after a window with none. Written
- * under the queue's lock, only when it changes, and read by producers without it. A producer
- * that read it stale only takes the other way in: every take drains the intake before it looks
- * at the line. Performance only: a queue taken from by changing threads (an executor's, virtual
- * threads) stays crowded, and adds then cost what they cost on a named queue.
+ * changes of the taking thread fell in one window; off again only after {@value #QUIET_WINDOWS}
+ * windows in a row without a change, since with several consumers one may take a whole window
+ * alone while the others wait for the lock, and flipping back and forth measured slower than
+ * staying crowded. Written under the queue's lock, only when it changes, and read by producers
+ * and {@code done}s without it. A thread that read it stale only takes the other way in: both
+ * ways are correct at any time (every take drains the intake before it looks at the line).
+ * Performance only: a queue taken from by changing threads (an executor's, virtual threads) stays
+ * crowded, and its adds then cost what they cost on a named queue.
  */
 final class CrowdWindow extends CrowdFlagPadded {
   /** How many takes {@link #noteTake} counts before it decides {@link #crowded} again. */
   static final int WINDOW = 256;
+  /** How many windows in a row without a change of the taking thread end the crowd. */
+  static final int QUIET_WINDOWS = 16;
 
   // Under the queue's lock:
   private long lastId = -1; // the id of the thread that took last
   private int takes;
   private int changes;
+  private int quietWindows; // in a row, while crowded
 
   CrowdWindow(boolean crowded) {
     this.crowded = crowded;
   }
 
-  /** Without the lock: whether new items join the line under the lock. */
+  /** Without the lock: whether adds of new items and {@code done}s take the lock. */
   boolean isCrowded() {
     return crowded;
   }
@@ -49,12 +56,22 @@ final class CrowdWindow extends CrowdFlagPadded {
       changes++;
     }
     if (++takes == WINDOW) {
-      boolean now = crowded ? changes > 0 : changes >= 2;
-      if (now != crowded) {
-        crowded = now;
-      }
+      decide();
       takes = 0;
       changes = 0;
+    }
+  }
+
+  private void decide() {
+    if (!crowded) {
+      if (changes >= 2) {
+        quietWindows = 0;
+        crowded = true;
+      }
+    } else if (changes > 0) {
+      quietWindows = 0;
+    } else if (++quietWindows == QUIET_WINDOWS) {
+      crowded = false;
     }
   }
 }

@@ -89,14 +89,6 @@ class Entry<T> {
   @SuppressWarnings("unused") // through NO_DELAYED_ADD
   private boolean noDelayedAdd;
 
-  /**
-   * True from before a crowded queue's add puts this {@link #FRESH} entry in the map until the
-   * entry is put in line, under the lock, by that add or by a locked path that met it first
-   * (which must not wait for its publication while it holds the lock the add waits for). Under
-   * the lock after the map's insert; read without it only as a hint ({@link #tryMerge}).
-   */
-  boolean appendPending;
-
   @SuppressWarnings("unused") // through STAMP
   private volatile long stamp;
 
@@ -121,9 +113,6 @@ class Entry<T> {
   final boolean tryMerge(int priority) {
     long s = (long) STAMP.getVolatile(this);
     if (s == FRESH) { // another add is about to publish it: wait here, not under the lock
-      if (appendPending) {
-        return false; // its add waits for the lock: the locked path puts it in line
-      }
       awaitPublished();
       s = (long) STAMP.getVolatile(this);
     }

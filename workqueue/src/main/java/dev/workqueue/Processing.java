@@ -161,7 +161,7 @@ final class Processing<T> {
    */
   void done(T item) {
     Entry<T> seen = null;
-    if (doneSkipsLock) {
+    if (doneSkipsLock && (crowd == null || !crowd.isCrowded())) {
       boolean nothingWaits = !waiting.mayHoldItems();
       seen = entries.get(item);
       if (seen != null && (nothingWaits || !seen.mayHaveDelayedAdd())

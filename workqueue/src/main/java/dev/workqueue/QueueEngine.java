@@ -33,7 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>{@link ClockReadings}: a fresh clock reading where time matters, the latest where it does
  *       not, and the hold of the lock with nothing due at one reading;
  *   <li>{@link IntakeAdds} and {@link CrowdWindow}: the add of a new item without the lock, on a
- *       FIFO queue without metrics or supersede;
+ *       FIFO queue without metrics or supersede, while one thread takes;
  *   <li>{@link Shutdown}: the flag, the drain and its wait.
  * </ul>
  *
@@ -45,8 +45,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>the merge of an add into a round that is already pending ({@link Entry#tryMerge}), which
  *       publishes through the stamp, so the {@code java.util.concurrent} promise holds for every
  *       add, merged or not ({@link AddRules#mergesWithoutLock});
- *   <li>the add of a new item while nothing waits ({@link IntakeAdds});
- *   <li>on a queue without metrics or fair order, while no delayed add of the item can wait
+ *   <li>the add of a new item while nothing waits and one thread takes ({@link IntakeAdds});
+ *   <li>on a queue without metrics or fair order, unless a FIFO queue's takers are crowded
+ *       ({@link CrowdWindow}), while no delayed add of the item can wait
  *       (nothing waits, or the item was handed out from the waiting room and no delayed add of
  *       it came since: {@link Entry#mayHaveDelayedAdd}), the {@code done} that ends a round
  *       ({@link Entry#tryRetire}, in {@link Processing#done}), which excludes an add that would
@@ -120,8 +121,8 @@ final class QueueEngine<T> {
     this.consumers = new Consumers(lock, clock, intake ? fifo.intake() : null);
     this.crowd = intake ? new CrowdWindow(b.startCrowded) : null;
     this.intakeAdds =
-        intake ? new IntakeAdds<>(lock, entries, fifo, consumers, shutdown, crowd) : null;
-    this.rounds = new Rounds<>(entries, order, metrics, backstop, shutdown, intakeAdds);
+        intake ? new IntakeAdds<>(entries, fifo, consumers, shutdown) : null;
+    this.rounds = new Rounds<>(entries, order, metrics, backstop, shutdown);
     DelayHeap<T> heap = new DelayHeap<>(priority);
     DelayWakeup wakeup =
         backstop ? new DelayWakeup(clock, lock, this::onWakeupLocked, guard) : null;
@@ -140,8 +141,8 @@ final class QueueEngine<T> {
     if (seen != null && rules.mergesWithoutLock() && seen.tryMerge(priority)) {
       return; // merged into the pending round, published through the stamp
     }
-    if (intakeAdds != null && (seen == null || seen.isRetired()) && !waiting.mayHoldItems()
-        && !shutdown.isShuttingDown()) {
+    if (intakeAdds != null && (seen == null || seen.isRetired()) && !crowd.isCrowded()
+        && !waiting.mayHoldItems() && !shutdown.isShuttingDown()) {
       // nothing waits: none can be ready before the latest reading
       seen = intakeAdds.add(item, readings.latest());
       if (seen == null) {
@@ -350,7 +351,7 @@ final class QueueEngine<T> {
 
   // ---- for tests ----
 
-  /** Whether producers put new entries in line under the lock ({@link CrowdWindow}). */
+  /** Whether adds of new items and {@code done}s take the lock ({@link CrowdWindow}). */
   boolean isCrowded() {
     return crowd != null && crowd.isCrowded();
   }

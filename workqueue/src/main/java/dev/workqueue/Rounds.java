@@ -27,19 +27,16 @@ final class Rounds<T> implements DuePromotion.Rounds<T> {
   /** Whether the metrics are live, and {@link #dirty} is kept. */
   private final boolean counted;
   private final Shutdown shutdown;
-  /** Null unless adds of new items may skip the lock. */
-  private final IntakeAdds<T> intakeAdds;
   /** READY + HELD, kept only for live metrics: otherwise no shared write on every add. */
   private int dirty;
 
   Rounds(ItemMap<T> entries, ReadyOrder<T> order, QueueMetrics<T> metrics, boolean counted,
-      Shutdown shutdown, IntakeAdds<T> intakeAdds) {
+      Shutdown shutdown) {
     this.entries = entries;
     this.order = order;
     this.metrics = metrics;
     this.counted = counted;
     this.shutdown = shutdown;
-    this.intakeAdds = intakeAdds;
   }
 
   @Override
@@ -118,9 +115,6 @@ final class Rounds<T> implements DuePromotion.Rounds<T> {
    * processing. False if {@code e} was retired meanwhile (the item is new to the queue).
    */
   private boolean mergeOrHold(Entry<T> e, int priority) {
-    if (e.appendPending) { // a crowded add's, which waits for this lock: in line for it
-      intakeAdds.appendPendingLocked(e); // (not after a shutdown, which promotes nothing later)
-    }
     e.awaitPublished(); // another thread's add without the lock may be finishing
     if (e.isRetired()) {
       return false;

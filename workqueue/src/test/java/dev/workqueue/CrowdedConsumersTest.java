@@ -91,16 +91,26 @@ class CrowdedConsumersTest {
   }
 
   @Test
-  void crowdedQueue_aWindowTakenByOneThread_endsIt_andAddsUseTheIntakeAgain() throws Exception {
+  void crowdedQueue_quietWindowsTakenByOneThread_endIt_andAddsUseTheIntakeAgain()
+      throws Exception {
+    int quiet = CrowdWindow.QUIET_WINDOWS;
     WorkQueue<String> q = WorkQueue.<String>builder().startCrowdedForTests().build();
     QueueEngine<String> engine = engine(q);
     assertTrue(engine.isCrowded());
-    addAll(q, 0, 2 * WINDOW);
+    addAll(q, 0, (quiet + 2) * WINDOW);
     assertFalse(engine.intakeHoldsEntries());
     takeInOrder(q, 0, WINDOW); // the first take changes the taker from none: one change
     assertTrue(engine.isCrowded(), "a change in the window keeps it crowded");
-    takeInOrder(q, WINDOW, WINDOW);
-    assertFalse(engine.isCrowded(), "a window without a change ends it");
+    takeInOrder(q, WINDOW, (quiet - 1) * WINDOW);
+    assertTrue(engine.isCrowded(), "fewer quiet windows than " + quiet + " keep it crowded");
+    takeInOrderOnAnotherThread(q, quiet * WINDOW, 1); // a change: the quiet count starts again
+    takeInOrder(q, quiet * WINDOW + 1, WINDOW - 1);
+    assertTrue(engine.isCrowded());
+    takeInOrder(q, (quiet + 1) * WINDOW, WINDOW); // a quiet window: the first of a new count
+    assertTrue(engine.isCrowded());
+    addAll(q, (quiet + 2) * WINDOW, quiet * WINDOW);
+    takeInOrder(q, (quiet + 2) * WINDOW, quiet * WINDOW);
+    assertFalse(engine.isCrowded(), quiet + " windows in a row without a change end it");
     q.add("x");
     assertTrue(engine.intakeHoldsEntries());
   }

@@ -166,7 +166,7 @@ class QueueStressTest {
     QueueEngine<String> engine = ((DefaultWorkQueue<String>) q).engine;
     int producers = 2;
     int perProducer = 40_000 * StressScale.factor();
-    int turn = 2_048;
+    int turn = (CrowdWindow.QUIET_WINDOWS + 2) * CrowdWindow.WINDOW; // long enough to end a crowd
     AtomicInteger added = new AtomicInteger();
     AtomicInteger taken = new AtomicInteger();
     AtomicBoolean many = new AtomicBoolean();

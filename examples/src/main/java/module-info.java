@@ -7,10 +7,11 @@ module dev.workqueue.examples {
   requires dev.workqueue.scheduling;
   requires dev.workqueue.testing; // the demos' summaries read the recording providers
   requires dev.workqueue.kubernetes; // ConfigMapController (an automatic module)
+  // EmbeddedApiServer: the mock API server fixture (an automatic module)
+  requires dev.workqueue.kubernetes.testing;
   requires dev.workqueue.micrometer;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;
-  requires java.logging; // to quiet the embedded API server's request log
   requires com.github.benmanes.caffeine; // the pool scheduler's reservations (a TTL cache)
 
   exports dev.workqueue.examples;

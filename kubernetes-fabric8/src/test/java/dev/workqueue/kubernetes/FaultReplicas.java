@@ -2,6 +2,7 @@ package dev.workqueue.kubernetes;
 
 import static dev.workqueue.kubernetes.SecretCopies.NS;
 
+import dev.workqueue.kubernetes.testing.MockApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
 import dev.workqueue.testsupport.ToolkitThreads;

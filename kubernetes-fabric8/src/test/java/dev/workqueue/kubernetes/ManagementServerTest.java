@@ -11,6 +11,8 @@ import dev.workqueue.clock.FakeClock;
 import dev.workqueue.controller.ControllerStatus;
 import dev.workqueue.kubernetes.Health.Leadership;
 import dev.workqueue.kubernetes.Health.Watch;
+import dev.workqueue.kubernetes.testing.ApiServerLink;
+import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.metrics.micrometer.MicrometerMetricsProvider;
 import dev.workqueue.testsupport.ToolkitThreads;
 import io.fabric8.kubernetes.api.model.ConfigMap;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.workqueue.WorkQueue;
 import dev.workqueue.controller.ControllerStatus;
 import dev.workqueue.controller.Result;
+import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.ratelimit.RateLimiters;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;

@@ -1,4 +1,4 @@
-package dev.workqueue.kubernetes;
+package dev.workqueue.kubernetes.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,8 +17,13 @@ import java.util.List;
  * server that restarts or a network that drops it. Unlike the partition of {@link
  * MockApiServer#newClient(java.util.concurrent.atomic.AtomicBoolean)}, which only turns new
  * requests away, it also ends the watches already open.
+ *
+ * <p>Made by {@link MockApiServer#newLink()} and used by the clients of {@link
+ * MockApiServer#newClient(ApiServerLink, java.util.function.Predicate)}; closed with the server.
+ * A process of its own (a child JVM) can reach the server through {@link #port()}. Thread-safe;
+ * each connection through it costs two daemon threads.
  */
-final class ApiServerLink implements AutoCloseable {
+public final class ApiServerLink implements AutoCloseable {
   private final int target;
   private final ServerSocket listener;
   private final List<Socket> open = new ArrayList<>(); // guarded by this
@@ -36,20 +41,27 @@ final class ApiServerLink implements AutoCloseable {
     t.start();
   }
 
-  /** The port the client connects to. */
-  int port() {
+  /**
+   * The loopback port the link listens on, which relays to the server.
+   *
+   * @return the port a client connects to
+   */
+  public int port() {
     return listener.getLocalPort();
   }
 
-  /** Closes every connection through the link, and each new one as it comes. */
-  synchronized void down() {
+  /**
+   * Takes the link down: closes every connection through it, and each new one as it comes,
+   * until {@link #up()}.
+   */
+  public synchronized void down() {
     down = true;
     open.forEach(ApiServerLink::closeQuietly);
     open.clear();
   }
 
-  /** Relays new connections again. */
-  synchronized void up() {
+  /** Brings the link back up: relays new connections again (the closed ones stay closed). */
+  public synchronized void up() {
     down = false;
   }
 
@@ -122,6 +134,7 @@ final class ApiServerLink implements AutoCloseable {
     }
   }
 
+  /** Takes the link down for good and stops listening. */
   @Override
   public synchronized void close() {
     down();

@@ -3,6 +3,7 @@ package dev.workqueue.examples;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.ControllerStatus;
 import dev.workqueue.controller.Result;
+import dev.workqueue.kubernetes.ManagementServer;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
@@ -10,6 +11,7 @@ import dev.workqueue.metrics.micrometer.MicrometerMetricsProvider;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -213,10 +215,15 @@ public final class Demo {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     TeeMetricsProvider all = TeeMetricsProvider.of(providers,
         MicrometerMetricsProvider.create(registry));
-    try (LoopbackEndpoint endpoint = LoopbackEndpoint.metrics(o.metricsPort(), registry::scrape)) {
-      out.println("metrics: " + endpoint.uri("/metrics"));
+    try (ManagementServer endpoint = ManagementServer.builder().metrics(registry::scrape)
+        .port(o.metricsPort()).bindAddress(InetAddress.getLoopbackAddress()).start()) {
+      out.println("metrics: " + metricsUri(endpoint));
       return run(o, out, recording, addOutcome, all, endpoint);
     }
+  }
+
+  private static String metricsUri(ManagementServer endpoint) {
+    return "http://127.0.0.1:" + endpoint.port() + "/metrics";
   }
 
   /**
@@ -224,7 +231,7 @@ public final class Demo {
    * {@code addOutcome} tells the informer whether each of its adds queued its key.
    */
   private static Summary run(Options o, PrintStream out, RecordingMetricsProvider metrics,
-      AddOutcome addOutcome, TeeMetricsProvider providers, LoopbackEndpoint endpoint)
+      AddOutcome addOutcome, TeeMetricsProvider providers, ManagementServer endpoint)
       throws Exception {
     Map<String, Integer> desired = new ConcurrentHashMap<>(); // the "API server"
     Map<String, Integer> applied = new ConcurrentHashMap<>(); // the backend's state
@@ -298,7 +305,7 @@ public final class Demo {
         metrics.count("demo", MetricsProvider.RETRIES), Duration.ofNanos(convergedAt - start));
     log.summary(summary, metrics);
     if (o.linger() && endpoint != null) {
-      out.println("serving " + endpoint.uri("/metrics") + " until interrupted (Ctrl-C)");
+      out.println("serving " + metricsUri(endpoint) + " until interrupted (Ctrl-C)");
       try {
         new CountDownLatch(1).await();
       } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package dev.workqueue.kubernetes;
 
 import dev.workqueue.controller.Controller;
+import dev.workqueue.metrics.Gauge;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +43,7 @@ public final class Operator {
   private final List<KubernetesController<?>> kubernetes = new ArrayList<>();
   private final List<Controller<?>> plain;
   private final LeaseElector elector; // null: not electing
+  private final Gauge leaderStatus; // leader_election_master_status of the Lease
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -56,6 +58,9 @@ public final class Operator {
     this.plain = List.copyOf(b.plain);
     this.elector = election == null ? null : new LeaseElector(b.client, election, "operator",
         this::startedLeading, this::stoppedLeading);
+    this.leaderStatus = election == null ? Gauge.NOOP
+        : b.metrics.newLeaderElectionMasterStatus(election.name());
+    leaderStatus.set(0);
     for (KubernetesControllerBuilder<?> cb : b.kubernetes) {
       informers.share(cb);
       KubernetesController<?> c = cb.build();
@@ -134,6 +139,7 @@ public final class Operator {
         return;
       }
       leading = true; // first: a start that throws ends the term, whose stop stops them all
+      leaderStatus.set(1);
       log.info("operator: {} leads; starting {} controller(s)", election.identity(),
           kubernetes.size() + plain.size());
       kubernetes.forEach(KubernetesController::startedLeading);
@@ -151,6 +157,7 @@ public final class Operator {
         return; // stop() ended the leadership first
       }
       leading = false;
+      leaderStatus.set(0);
       log.info("operator: {} no longer leads; stopping every controller", election.identity());
       Duration margin = election.leaseDuration().minus(election.renewDeadline()).dividedBy(2);
       List<Step> steps = new ArrayList<>();
@@ -201,6 +208,7 @@ public final class Operator {
       leadership.lock();
       try {
         leading = false; // the elector's report of the end finds the workers stopped
+        leaderStatus.set(0);
         Duration workers = elector == null ? budget : min(budget,
             election.leaseDuration().minus(election.renewDeadline()).dividedBy(2));
         List<Step> steps = new ArrayList<>();

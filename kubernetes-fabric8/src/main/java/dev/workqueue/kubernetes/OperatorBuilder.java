@@ -1,6 +1,7 @@
 package dev.workqueue.kubernetes;
 
 import dev.workqueue.controller.Controller;
+import dev.workqueue.metrics.ControllerMetricsProvider;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,6 +17,7 @@ public final class OperatorBuilder {
   final KubernetesClient client;
   final List<KubernetesControllerBuilder<?>> kubernetes = new ArrayList<>();
   final List<Controller<?>> plain = new ArrayList<>();
+  ControllerMetricsProvider metrics = ControllerMetricsProvider.noop();
   LeaderElection election;
 
   OperatorBuilder(KubernetesClient client) {
@@ -83,6 +85,19 @@ public final class OperatorBuilder {
    */
   public OperatorBuilder leaderElection(LeaderElection election) {
     this.election = Objects.requireNonNull(election, "election must not be null");
+    return this;
+  }
+
+  /**
+   * Where the operator reports {@code leader_election_master_status} of its Lease (1 while this
+   * replica leads, else 0), as a lone controller with leader election does through its own
+   * provider. Without it, or without leader election, nothing is reported.
+   *
+   * @param metrics the provider, such as the one the controllers use
+   * @return this builder
+   */
+  public OperatorBuilder metricsProvider(ControllerMetricsProvider metrics) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics must not be null");
     return this;
   }
 

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import dev.workqueue.kubernetes.testing.MockApiServer;
+import dev.workqueue.metrics.ControllerMetricsProvider;
+import dev.workqueue.testing.RecordingMetricsProvider;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -47,7 +49,13 @@ class OperatorTest {
 
   /** A replica: its operator, and the plain toolkit controller it also runs. */
   private record Replica(String id, AtomicBoolean partitioned, Operator operator,
-      Controller<String> plain) {}
+      Controller<String> plain, RecordingMetricsProvider metrics) {
+    /** The operator's {@code leader_election_master_status} for its Lease. */
+    double masterStatus() {
+      return metrics.value("operator-leader",
+          ControllerMetricsProvider.LEADER_ELECTION_MASTER_STATUS);
+    }
+  }
 
   @AfterEach
   void tearDown() throws InterruptedException {
@@ -124,6 +132,8 @@ class OperatorTest {
     assertEquals(Set.of(false), leading(other), "the other runs neither");
     assertTrue(first.plain().isRunning() && !other.plain().isRunning(), "and the plain one");
     assertEquals(0, count(other.id() + "/copies") + count(other.id() + "/secrets"));
+    assertEquals(1.0, first.masterStatus(), "the leader's leader_election_master_status");
+    assertEquals(0.0, other.masterStatus());
     for (Replica r : replicas) {
       OperatorHealth h = r.operator().health();
       assertTrue(h.isReady(), "leader and standby alike: " + h);
@@ -150,6 +160,8 @@ class OperatorTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> leading(first).equals(Set.of(false))
         && !first.plain().isRunning());
     assertFalse(first.operator().isLeading());
+    assertEquals(1.0, other.masterStatus(), "the new leader's leader_election_master_status");
+    assertEquals(0.0, first.masterStatus());
     assertEquals(List.of(), checker.violations, "no two replicas reconciled at once");
   }
 
@@ -184,11 +196,12 @@ class OperatorTest {
                 checker.exit(id);
               }
             }));
+    RecordingMetricsProvider metrics = new RecordingMetricsProvider();
     if (partitioned != null) {
       b.leaderElection(LeaderElection.lease(NS, "operator-leader").withIdentity(id)
-          .withDurations(LEASE, RENEW, RETRY));
+          .withDurations(LEASE, RENEW, RETRY)).metricsProvider(metrics);
     }
-    return new Replica(id, partitioned, b.build(), plain);
+    return new Replica(id, partitioned, b.build(), plain, metrics);
   }
 
   private int count(String replicaAndController) {

@@ -63,7 +63,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     this.client = b.client;
     this.name = b.name;
     this.sources = List.copyOf(b.allSources());
-    this.watches = new Watches(client, name, b.namespace, b.informers, b.clock);
+    this.watches = new Watches(client, name, b.namespace, b.informers, b.informerErrors, b.clock);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
     this.resync = new PeriodicResync(b.clock, b.resync == null ? 0 : b.resync.toNanos(),

@@ -36,6 +36,8 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   ControllerMetricsProvider metrics;
   Clock clock = Clock.system();
   final Map<Class<?>, SharedIndexInformer<?>> informers = new java.util.HashMap<>();
+  /** The exception handlers' records of an operator's informers (a caller's: none known). */
+  final Map<Class<?>, InformerErrors> informerErrors = new java.util.HashMap<>();
   Duration resync;
   Duration maxReconcileInterval;
   Duration cacheSyncTimeout = Duration.ofMinutes(2);

@@ -62,17 +62,20 @@ final class Watches {
   private final String controller;
   private final String namespace; // null: every namespace
   private final Map<Class<?>, SharedIndexInformer<?>> given; // the caller's informers, by type
+  private final Map<Class<?>, InformerErrors> givenErrors; // an operator's handlers, by type
   private final Clock clock; // times a watch's outage
   private final List<Watch<?>> watches = new CopyOnWriteArrayList<>();
   private volatile String startFailure; // why the start failed; null if it did not
   private volatile boolean closed;
 
   Watches(KubernetesClient client, String controller, String namespace,
-      Map<Class<?>, SharedIndexInformer<?>> given, Clock clock) {
+      Map<Class<?>, SharedIndexInformer<?>> given, Map<Class<?>, InformerErrors> givenErrors,
+      Clock clock) {
     this.client = client;
     this.controller = controller;
     this.namespace = namespace;
     this.given = Map.copyOf(given);
+    this.givenErrors = Map.copyOf(givenErrors);
     this.clock = clock;
   }
 
@@ -130,22 +133,27 @@ final class Watches {
       if (mine.hasSynced()) {
         handler.listed(); // else its onList comes
       }
-      watches.add(new Watch<>(s.type(), mine, handler, quiet, false, health(s.type(), mine)));
+      // an operator's informer: its handler records for us; a caller's keeps the caller's
+      InformerErrors errors = givenErrors.getOrDefault(s.type(), new InformerErrors());
+      watches.add(new Watch<>(s.type(), mine, handler, quiet, false,
+          health(s.type(), mine, errors)));
       return mine.start().toCompletableFuture(); // a started informer returns its first start's
     }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
         ? client.resources(s.type()).inNamespace(namespace)
         : client.resources(s.type()).inAnyNamespace();
     SharedIndexInformer<X> informer = target.runnableInformer(0);
-    InformerHealth health = health(s.type(), informer);
-    informer.exceptionHandler(health::retryAfterException);
+    InformerErrors errors = new InformerErrors();
+    informer.exceptionHandler(errors::retryAfterException);
     informer.addEventHandler(handler);
-    watches.add(new Watch<>(s.type(), informer, handler, quiet, true, health));
+    watches.add(new Watch<>(s.type(), informer, handler, quiet, true,
+        health(s.type(), informer, errors)));
     return informer.start().toCompletableFuture();
   }
 
-  private InformerHealth health(Class<?> type, SharedIndexInformer<?> informer) {
-    return new InformerHealth(type.getSimpleName(), informer, clock);
+  private InformerHealth health(Class<?> type, SharedIndexInformer<?> informer,
+      InformerErrors errors) {
+    return new InformerHealth(type.getSimpleName(), informer, errors, clock);
   }
 
   /** The informer of the reconciled type (the first source). */

@@ -57,7 +57,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private volatile boolean leading;
   private volatile LeaseElector elector;
   private volatile boolean sharedElector; // an Operator's: it starts and stops it
-  private final ShardRunner shards; // null: not sharded
+  private final ShardParticipant shards; // null: not sharded
 
   KubernetesController(KubernetesControllerBuilder<R> b) {
     this.client = b.client;
@@ -85,8 +85,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       b.options.accept(cb);
     }
     ObjectReconciler<R> reconciler = b.reconciler;
-    this.shards = b.sharding == null ? null
-        : new ShardRunner(client, b.sharding, metrics, this::cachedKeys, this::enqueue);
+    this.shards = ShardRunner.participant(b.ring, b.sharding, client, metrics,
+        this::cachedKeys, this::enqueue);
     cb.reconciler((ObjectKey key, ReconcileContext context) -> {
       LeaseElector e = elector;
       if (e != null && !e.isLeading()) {

@@ -32,6 +32,7 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   ObjectReconciler<R> reconciler;
   LeaderElection election;
   Sharding sharding;
+  ShardRunner ring; // an operator's ring, set by the operator before it builds
   Consumer<ControllerBuilder<ObjectKey>> options;
   ControllerMetricsProvider metrics;
   Clock clock = Clock.system();

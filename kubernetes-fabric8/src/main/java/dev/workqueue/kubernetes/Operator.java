@@ -28,10 +28,21 @@ import org.slf4j.LoggerFactory;
  * every Kubernetes controller's reconcile checks the one elector before it runs. So the
  * controllers of a replica fail over together.
  *
+ * <p>With {@linkplain OperatorBuilder#sharding sharding} every replica works, on its share of
+ * the keys: one member of one ring per replica (one Lease, {@link ShardRunner}), whose every
+ * round queues in each controller the keys it gained, and whose member gates every controller's
+ * reconciles. Why one ring and not one per controller: a replica that dies or leaves hands the
+ * keys of all its controllers over at once, after one lease, with one Lease to renew; and a
+ * key's objects (of one name in one namespace) are on one replica for every controller. The
+ * hand-over rules of {@link ShardMember} hold for every controller at once: the member's claims
+ * and its reconciles in flight are counted over all of them, so it publishes a view that gives
+ * a key away only once no controller reconciles that key here.
+ *
  * <p>{@link #stop} is the graceful shutdown: no new reconcile starts, the running ones get the
  * budget (with leader election at most the margin above: past it the Lease may be another
- * replica's), the rest are interrupted; the Lease is released only if every reconcile ended,
- * else it expires; then the informers stop. {@link #installShutdownHook} runs it on SIGTERM.
+ * replica's), the rest are interrupted; the Lease (the leader's, or the ring member's) is
+ * released only if every reconcile ended, else it expires; then the informers stop. {@link
+ * #installShutdownHook} runs it on SIGTERM.
  *
  * <p>Thread-safe.
  */
@@ -43,6 +54,7 @@ public final class Operator {
   private final List<KubernetesController<?>> kubernetes = new ArrayList<>();
   private final List<Controller<?>> plain;
   private final LeaseElector elector; // null: not electing
+  private final ShardRunner ring; // null: not sharded
   private final Gauge leaderStatus; // leader_election_master_status of the Lease
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
@@ -61,8 +73,10 @@ public final class Operator {
     this.leaderStatus = election == null ? Gauge.NOOP
         : b.metrics.newLeaderElectionMasterStatus(election.name());
     leaderStatus.set(0);
+    this.ring = b.sharding == null ? null : new ShardRunner(b.client, b.sharding, b.metrics);
     for (KubernetesControllerBuilder<?> cb : b.kubernetes) {
       informers.share(cb);
+      cb.ring = ring;
       KubernetesController<?> c = cb.build();
       if (elector != null) {
         c.electedBy(election, elector);
@@ -92,7 +106,8 @@ public final class Operator {
 
   /**
    * Starts every Kubernetes controller (its informers, shared, and the wait for their caches),
-   * then, with leader election, contends for the Lease; without, starts the workers of all.
+   * then, with leader election, contends for the Lease; without, starts the workers of all,
+   * and, sharded, joins the ring (its first round queues each controller's keys).
    * Once only; a start that fails stops what it started.
    *
    * @throws IllegalStateException if already started or stopped, or if a controller's start
@@ -121,6 +136,9 @@ public final class Operator {
         throw e;
       }
       if (elector == null) {
+        if (ring != null) {
+          ring.start("operator"); // its first round queues each controller's keys from its cache
+        }
         leading = true;
         plain.forEach(Controller::start);
       } else {
@@ -176,7 +194,7 @@ public final class Operator {
 
   /**
    * Whether this replica's workers run: with leader election, while it holds the Lease;
-   * without, from {@link #start} to {@link #stop}.
+   * without (sharded or not), from {@link #start} to {@link #stop}.
    *
    * @return true while leading
    */
@@ -190,7 +208,10 @@ public final class Operator {
    * and renew deadline), then their workers are interrupted; the Lease, if held, is released only
    * if every reconcile ended (else it expires, so no replica starts while one of ours runs); the
    * informers stop. The release may add up to a renew deadline if the API server does not
-   * answer. A second call returns the first one's outcome at once.
+   * answer. Sharded, the ring's member stops starting reconciles at once and keeps renewing its
+   * Lease while the running ones end (its keys are still its own), then deletes it (waiting up
+   * to {@code budget} more for that), so the others take its keys at their next round. A
+   * second call returns the first one's outcome at once.
    *
    * @param budget how long running reconciles may take
    * @return true if every reconcile ended within the budget
@@ -204,6 +225,9 @@ public final class Operator {
         return completed;
       }
       stopping = true;
+      if (ring != null) {
+        ring.member().leave(); // no controller starts a reconcile; the Lease goes once all end
+      }
       boolean all;
       leadership.lock();
       try {
@@ -221,6 +245,7 @@ public final class Operator {
       if (elector != null) {
         elector.stop(all); // after the workers: released only if none still runs
       }
+      leaveRing(all, budget);
       informers.close();
       completed = all;
       log.info("operator stopped; every reconcile ended: {}", all);
@@ -229,6 +254,31 @@ public final class Operator {
       stopped.countDown();
       lifecycle.unlock();
     }
+  }
+
+  /**
+   * Leaves the ring if every reconcile ended: the Lease is deleted, so the others take this
+   * replica's keys at their next round; else it is only no longer renewed, and expires.
+   */
+  private void leaveRing(boolean all, Duration timeout) throws InterruptedException {
+    if (ring == null) {
+      return;
+    }
+    if (all) {
+      ring.leave(timeout);
+    } else {
+      ring.abandon();
+    }
+  }
+
+  /**
+   * The members of the shard ring this replica splits the keys among now, for every controller;
+   * empty if not {@linkplain OperatorBuilder#sharding sharded}.
+   *
+   * @return the live members' identities, sorted
+   */
+  public List<String> shardMembers() {
+    return ring == null ? List.of() : ring.member().members();
   }
 
   private static Duration min(Duration a, Duration b) {

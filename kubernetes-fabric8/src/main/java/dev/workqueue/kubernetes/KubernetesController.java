@@ -85,8 +85,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       b.options.accept(cb);
     }
     ObjectReconciler<R> reconciler = b.reconciler;
-    this.shards = ShardRunner.participant(b.ring, b.sharding, client, metrics,
-        this::cachedKeys, this::enqueue);
+    this.shards = ShardRunner.participant(b.ring, b.sharding, client, metrics, () -> cache,
+        this::gained);
     cb.reconciler((ObjectKey key, ReconcileContext context) -> {
       LeaseElector e = elector;
       if (e != null && !e.isLeading()) {
@@ -174,22 +174,13 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   /** Where an informer's handler puts a key: the queue, unless another shard member owns it. */
   private void fromEvent(ObjectKey key, boolean noChange) {
-    if (shards == null || shards.owns(key)) {
+    if (shards == null || shards.admits(key)) {
       adds.add(key, noChange); // the others' keys are theirs: filtered at the handler
-    } else {
-      ObjectCache<R> c = cache;
-      shards.filtered(key, c != null && c.get(key).isEmpty());
     }
   }
 
-  private void enqueue(ObjectKey key) {
+  private void gained(ObjectKey key) {
     adds.add(key, true); // a shard's gain: no change
-  }
-
-  /** The keys of the cached objects of the reconciled type. */
-  private List<ObjectKey> cachedKeys() {
-    ObjectCache<R> c = cache;
-    return c == null ? List.of() : c.list().stream().map(ObjectKey::of).toList();
   }
 
   /**

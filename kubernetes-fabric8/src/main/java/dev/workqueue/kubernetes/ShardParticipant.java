@@ -44,6 +44,8 @@ final class ShardParticipant {
   private final Map<ObjectKey, Long> goneAndFiltered = new ConcurrentHashMap<>();
   /** Keys gained and not reconciled here yet: when the change gave them (System.nanoTime). */
   private final Map<String, Long> gainedAt = new ConcurrentHashMap<>();
+  /** Whether a key's object is no longer in the controller's cache (a delete). */
+  private volatile Predicate<ObjectKey> gone = key -> false;
 
   ShardParticipant(ShardRunner ring, boolean lone, Supplier<List<ObjectKey>> cachedKeys,
       Consumer<ObjectKey> enqueue, Counter handOvers, Histogram handOverTime) {
@@ -53,6 +55,24 @@ final class ShardParticipant {
     this.enqueue = enqueue;
     this.handOvers = handOvers;
     this.handOverTime = handOverTime;
+  }
+
+  /** Tells how to find out whether a key's object has left the controller's cache. */
+  ShardParticipant withGone(Predicate<ObjectKey> isGone) {
+    this.gone = isGone;
+    return this;
+  }
+
+  /**
+   * Whether an event of {@code key} is queued: only if the ring gives it to this replica. One
+   * that is not is remembered if its object is gone (see {@link #filtered}).
+   */
+  boolean admits(ObjectKey key) {
+    if (owns(key)) {
+      return true;
+    }
+    filtered(key, gone.test(key));
+    return false;
   }
 
   /** Whether the ring gives {@code key} to this replica: events for others' keys are dropped. */

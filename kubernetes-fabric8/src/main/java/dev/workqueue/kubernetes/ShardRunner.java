@@ -63,12 +63,20 @@ final class ShardRunner {
    */
   static ShardParticipant participant(ShardRunner shared, Sharding sharding,
       KubernetesClient client, ControllerMetricsProvider metrics,
-      Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
-    if (shared != null) {
-      return shared.join(false, cachedKeys, enqueue);
+      Supplier<? extends ObjectCache<?>> cache, Consumer<ObjectKey> enqueue) {
+    ShardRunner ring = shared != null ? shared
+        : sharding == null ? null : new ShardRunner(client, sharding, metrics);
+    if (ring == null) {
+      return null;
     }
-    return sharding == null ? null
-        : new ShardRunner(client, sharding, metrics).join(true, cachedKeys, enqueue);
+    ShardParticipant p = ring.join(shared == null, () -> {
+      ObjectCache<?> c = cache.get();
+      return c == null ? List.of() : c.list().stream().map(ObjectKey::of).toList();
+    }, enqueue);
+    return p.withGone(key -> {
+      ObjectCache<?> c = cache.get();
+      return c != null && c.get(key).isEmpty();
+    });
   }
 
   /**

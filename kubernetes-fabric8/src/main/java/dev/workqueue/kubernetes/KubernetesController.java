@@ -129,7 +129,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    * leaves the controller stopped for good, and not {@linkplain Health#isLive() live}.
    *
    * @throws IllegalStateException if already started or stopped, if an informer cannot start,
-   *     or if the caches did not sync within the builder's {@code cacheSyncTimeout}
+   *     if the caches did not sync within the builder's {@code cacheSyncTimeout}, or if {@link
+   *     #stop} was called meanwhile (the stop does not wait for the caches)
    * @throws InterruptedException if interrupted while waiting for the caches
    */
   public void start() throws InterruptedException {
@@ -164,6 +165,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     } finally {
       lifecycle.unlock();
     }
+  }
+
+  /** Ends a start waiting for the caches (it throws, "stopped while..."): a stop's first step. */
+  void cancelStart() {
+    stopping = true;
+    watches.cancelStart();
   }
 
   void electedBy(LeaderElection config, LeaseElector shared) { // an Operator's, before start
@@ -327,7 +334,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    */
   public StopResult<ObjectKey> stop(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout must not be null");
-    stopping = true;
+    cancelStart();
     StopResult<ObjectKey> result;
     leadership.lock();
     try {

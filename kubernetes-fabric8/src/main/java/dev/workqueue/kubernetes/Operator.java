@@ -62,6 +62,7 @@ public final class Operator {
   private volatile boolean started;
   private volatile boolean stopping;
   private volatile boolean leading;
+  private volatile boolean stopCalled; // stop() was called: a start that fails then is no error
   private Boolean completed; // the stop's outcome; guarded by lifecycle
 
   Operator(OperatorBuilder b) {
@@ -111,7 +112,8 @@ public final class Operator {
    * Once only; a start that fails stops what it started.
    *
    * @throws IllegalStateException if already started or stopped, or if a controller's start
-   *     fails (its caches did not sync, an informer could not start)
+   *     fails (its caches did not sync, an informer could not start), or if {@link #stop} was
+   *     called meanwhile: the stop does not wait for the caches, it ends their wait
    * @throws InterruptedException if interrupted while waiting for the caches
    */
   public void start() throws InterruptedException {
@@ -219,7 +221,9 @@ public final class Operator {
    */
   public boolean stop(Duration budget) throws InterruptedException {
     Objects.requireNonNull(budget, "budget must not be null");
-    lifecycle.lock();
+    stopCalled = true;
+    kubernetes.forEach(KubernetesController::cancelStart); // a start waiting for caches ends
+    lifecycle.lock(); // after that start has stopped what it started
     try {
       if (completed != null) {
         return completed;
@@ -321,14 +325,22 @@ public final class Operator {
 
   /**
    * For a {@code main}: installs the shutdown hook ({@link #installShutdownHook}), starts the
-   * operator and waits until it is stopped.
+   * operator and waits until it is stopped. A SIGTERM while the caches sync ends the start at
+   * once, and this method returns once the stop has ended.
    *
    * @param budget the {@link #stop} budget on shutdown
    * @throws InterruptedException if interrupted while starting or waiting
    */
   public void runUntilShutdown(Duration budget) throws InterruptedException {
     installShutdownHook(budget);
-    start();
+    try {
+      start();
+    } catch (IllegalStateException e) {
+      if (!stopCalled) {
+        throw e;
+      }
+      log.info("operator: stopped while starting: {}", e.getMessage()); // SIGTERM while syncing
+    }
     awaitStop();
   }
 

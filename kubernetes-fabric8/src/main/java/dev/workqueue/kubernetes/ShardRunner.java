@@ -176,6 +176,10 @@ final class ShardRunner {
    * @return whether the member left within the timeout
    */
   boolean leave(Duration timeout) throws InterruptedException {
+    if (thread == null) { // never started (its operator's start was stopped): no Lease
+      abandon();
+      return true;
+    }
     member.leave();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!member.hasLeft() && System.nanoTime() < deadline) {

@@ -66,6 +66,8 @@ final class Watches {
   private final Clock clock; // times a watch's outage
   private final List<Watch<?>> watches = new CopyOnWriteArrayList<>();
   private volatile String startFailure; // why the start failed; null if it did not
+  /** Completed by a stop: a start waiting for the caches ends at once. */
+  private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
   private volatile boolean closed;
 
   Watches(KubernetesClient client, String controller, String namespace,
@@ -85,8 +87,8 @@ final class Watches {
    * changes}; those of the initial lists, resyncs and replays to {@code noChange}. Why a start
    * failed stays for {@link #failure}: the controller cannot start again.
    *
-   * @throws IllegalStateException if an informer failed to start or the caches did not sync
-   *     within {@code timeout}
+   * @throws IllegalStateException if an informer failed to start, the caches did not sync
+   *     within {@code timeout}, or {@link #cancelStart} was called
    */
   void startAll(List<Source<?>> sources, Consumer<ObjectKey> changes,
       Consumer<ObjectKey> noChange, Runnable started, Duration timeout)
@@ -97,8 +99,8 @@ final class Watches {
         synced.add(start(s, changes, noChange));
       }
       started.run();
-      CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
-          .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      CompletableFuture.anyOf(CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new)),
+          cancelled).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       throw failed(new IllegalStateException("controller " + controller + ": the caches did not"
           + " sync within " + timeout, e));
@@ -111,6 +113,18 @@ final class Watches {
     } catch (RuntimeException e) {
       throw failed(e);
     }
+    if (cancelled.isDone()) { // not a failure: the controller is live, and stopped
+      throw new IllegalStateException("controller " + controller + ": stopped while its caches"
+          + " synced");
+    }
+  }
+
+  /**
+   * Ends a {@link #startAll} waiting for the caches now, and any later one at once: for a stop
+   * (a SIGTERM while the informers still list must not wait for the sync timeout).
+   */
+  void cancelStart() {
+    cancelled.complete(null);
   }
 
   private RuntimeException failed(RuntimeException e) {

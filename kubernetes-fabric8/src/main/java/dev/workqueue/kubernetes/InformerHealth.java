@@ -1,7 +1,6 @@
 package dev.workqueue.kubernetes;
 
 import dev.workqueue.clock.Clock;
-import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.Optional;
@@ -9,36 +8,26 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What one informer's watch is doing, for {@link Health.Watch}: read from the informer ({@code
- * stopped()}, {@code hasSynced()}, {@code isWatching()}) and from the exception handler this
- * controller sets on the informers it makes. fabric8 calls no one when a watch drops, so the
- * outage is timed from the first report that finds the watch not open.
+ * stopped()}, {@code hasSynced()}, {@code isWatching()}) and from its exception handler's record
+ * ({@link InformerErrors}). fabric8 calls no one when a watch drops, so the outage is timed from
+ * the first report that finds the watch not open.
  *
- * <p>Thread-safe: the informer's threads call {@link #retryAfterException}, probes call {@link
- * #report}.
+ * <p>Thread-safe: probes call {@link #report}.
  */
 final class InformerHealth {
   private final String type;
   private final SharedIndexInformer<?> informer;
   private final Clock clock;
-  private volatile Throwable lastError; // reported by fabric8 since the watch was last open
+  private final InformerErrors errors; // reported by fabric8 since the watch was last open
   private boolean down; // guarded by this: a report found the watch not open
   private long downSince; // guarded by this: when, on the clock
 
-  InformerHealth(String type, SharedIndexInformer<?> informer, Clock clock) {
+  InformerHealth(String type, SharedIndexInformer<?> informer, InformerErrors errors,
+      Clock clock) {
     this.type = type;
     this.informer = informer;
+    this.errors = errors;
     this.clock = clock;
-  }
-
-  /**
-   * The informer's exception handler: fabric8's own rule, which is kept (retry once the informer
-   * has started, unless the watch failed other than by a dropped connection: a response it could
-   * not read, say), and a record of the failure for the report. A failed initial list is not
-   * retried: the start fails at once, and the controller with it.
-   */
-  boolean retryAfterException(boolean started, Throwable t) {
-    lastError = t;
-    return started && !(t instanceof WatcherException);
   }
 
   /**
@@ -60,11 +49,11 @@ final class InformerHealth {
           Optional.of("the informer was stopped, not by this controller"));
     }
     if (!informer.hasSynced()) {
-      return report(Health.Watch.State.SYNCING, Duration.ZERO, lastError);
+      return report(Health.Watch.State.SYNCING, Duration.ZERO, errors.last());
     }
     if (watching()) {
       down = false;
-      lastError = null;
+      errors.clear();
       return report(Health.Watch.State.WATCHING, Duration.ZERO, null);
     }
     long now = clock.nanoTime();
@@ -74,7 +63,7 @@ final class InformerHealth {
     }
     Duration off = Duration.ofNanos(now - downSince); // overflow-safe: a difference of times
     return report(off.compareTo(Health.RECONNECT_GRACE) < 0 ? Health.Watch.State.RECONNECTING
-        : Health.Watch.State.DOWN, off, lastError);
+        : Health.Watch.State.DOWN, off, errors.last());
   }
 
   private boolean watching() {

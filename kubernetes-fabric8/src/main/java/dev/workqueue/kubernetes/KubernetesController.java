@@ -57,13 +57,13 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
   private volatile boolean leading;
   private volatile LeaseElector elector;
   private volatile boolean sharedElector; // an Operator's: it starts and stops it
-  private final ShardRunner shards; // null: not sharded
+  private final ShardParticipant shards; // null: not sharded
 
   KubernetesController(KubernetesControllerBuilder<R> b) {
     this.client = b.client;
     this.name = b.name;
     this.sources = List.copyOf(b.allSources());
-    this.watches = new Watches(client, name, b.namespace, b.informers, b.clock);
+    this.watches = new Watches(client, name, b.namespace, b.informers, b.informerErrors, b.clock);
     this.election = b.election;
     this.cacheSyncTimeout = b.cacheSyncTimeout;
     this.resync = new PeriodicResync(b.clock, b.resync == null ? 0 : b.resync.toNanos(),
@@ -85,8 +85,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
       b.options.accept(cb);
     }
     ObjectReconciler<R> reconciler = b.reconciler;
-    this.shards = b.sharding == null ? null
-        : new ShardRunner(client, b.sharding, metrics, this::cachedKeys, this::enqueue);
+    this.shards = ShardRunner.participant(b.ring, b.sharding, client, metrics, () -> cache,
+        this::gained);
     cb.reconciler((ObjectKey key, ReconcileContext context) -> {
       LeaseElector e = elector;
       if (e != null && !e.isLeading()) {
@@ -129,7 +129,8 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    * leaves the controller stopped for good, and not {@linkplain Health#isLive() live}.
    *
    * @throws IllegalStateException if already started or stopped, if an informer cannot start,
-   *     or if the caches did not sync within the builder's {@code cacheSyncTimeout}
+   *     if the caches did not sync within the builder's {@code cacheSyncTimeout}, or if {@link
+   *     #stop} was called meanwhile (the stop does not wait for the caches)
    * @throws InterruptedException if interrupted while waiting for the caches
    */
   public void start() throws InterruptedException {
@@ -166,6 +167,12 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
     }
   }
 
+  /** Ends a start waiting for the caches (it throws, "stopped while..."): a stop's first step. */
+  void cancelStart() {
+    stopping = true;
+    watches.cancelStart();
+  }
+
   void electedBy(LeaderElection config, LeaseElector shared) { // an Operator's, before start
     election = config;
     elector = shared;
@@ -174,22 +181,13 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
 
   /** Where an informer's handler puts a key: the queue, unless another shard member owns it. */
   private void fromEvent(ObjectKey key, boolean noChange) {
-    if (shards == null || shards.owns(key)) {
+    if (shards == null || shards.admits(key)) {
       adds.add(key, noChange); // the others' keys are theirs: filtered at the handler
-    } else {
-      ObjectCache<R> c = cache;
-      shards.filtered(key, c != null && c.get(key).isEmpty());
     }
   }
 
-  private void enqueue(ObjectKey key) {
+  private void gained(ObjectKey key) {
     adds.add(key, true); // a shard's gain: no change
-  }
-
-  /** The keys of the cached objects of the reconciled type. */
-  private List<ObjectKey> cachedKeys() {
-    ObjectCache<R> c = cache;
-    return c == null ? List.of() : c.list().stream().map(ObjectKey::of).toList();
   }
 
   /**
@@ -336,7 +334,7 @@ public final class KubernetesController<R extends HasMetadata> implements AutoCl
    */
   public StopResult<ObjectKey> stop(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout must not be null");
-    stopping = true;
+    cancelStart();
     StopResult<ObjectKey> result;
     leadership.lock();
     try {

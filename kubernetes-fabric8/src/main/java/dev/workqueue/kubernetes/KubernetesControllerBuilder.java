@@ -32,10 +32,13 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   ObjectReconciler<R> reconciler;
   LeaderElection election;
   Sharding sharding;
+  ShardRunner ring; // an operator's ring, set by the operator before it builds
   Consumer<ControllerBuilder<ObjectKey>> options;
   ControllerMetricsProvider metrics;
   Clock clock = Clock.system();
   final Map<Class<?>, SharedIndexInformer<?>> informers = new java.util.HashMap<>();
+  /** The exception handlers' records of an operator's informers (a caller's: none known). */
+  final Map<Class<?>, InformerErrors> informerErrors = new java.util.HashMap<>();
   Duration resync;
   Duration maxReconcileInterval;
   Duration cacheSyncTimeout = Duration.ofMinutes(2);

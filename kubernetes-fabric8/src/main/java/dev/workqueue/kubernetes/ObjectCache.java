@@ -49,4 +49,9 @@ public final class ObjectCache<R extends HasMetadata> {
   public boolean hasSynced() {
     return informer.hasSynced();
   }
+
+  /** The informer whose cache this is (for tests). */
+  SharedIndexInformer<R> informer() {
+    return informer;
+  }
 }

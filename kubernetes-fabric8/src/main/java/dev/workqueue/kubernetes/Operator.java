@@ -28,10 +28,21 @@ import org.slf4j.LoggerFactory;
  * every Kubernetes controller's reconcile checks the one elector before it runs. So the
  * controllers of a replica fail over together.
  *
+ * <p>With {@linkplain OperatorBuilder#sharding sharding} every replica works, on its share of
+ * the keys: one member of one ring per replica (one Lease, {@link ShardRunner}), whose every
+ * round queues in each controller the keys it gained, and whose member gates every controller's
+ * reconciles. Why one ring and not one per controller: a replica that dies or leaves hands the
+ * keys of all its controllers over at once, after one lease, with one Lease to renew; and a
+ * key's objects (of one name in one namespace) are on one replica for every controller. The
+ * hand-over rules of {@link ShardMember} hold for every controller at once: the member's claims
+ * and its reconciles in flight are counted over all of them, so it publishes a view that gives
+ * a key away only once no controller reconciles that key here.
+ *
  * <p>{@link #stop} is the graceful shutdown: no new reconcile starts, the running ones get the
  * budget (with leader election at most the margin above: past it the Lease may be another
- * replica's), the rest are interrupted; the Lease is released only if every reconcile ended,
- * else it expires; then the informers stop. {@link #installShutdownHook} runs it on SIGTERM.
+ * replica's), the rest are interrupted; the Lease (the leader's, or the ring member's) is
+ * released only if every reconcile ended, else it expires; then the informers stop. {@link
+ * #installShutdownHook} runs it on SIGTERM.
  *
  * <p>Thread-safe.
  */
@@ -43,6 +54,7 @@ public final class Operator {
   private final List<KubernetesController<?>> kubernetes = new ArrayList<>();
   private final List<Controller<?>> plain;
   private final LeaseElector elector; // null: not electing
+  private final ShardRunner ring; // null: not sharded
   private final Gauge leaderStatus; // leader_election_master_status of the Lease
   private final ReentrantLock lifecycle = new ReentrantLock(); // start and stop
   private final ReentrantLock leadership = new ReentrantLock(); // the workers' start and stop
@@ -50,6 +62,7 @@ public final class Operator {
   private volatile boolean started;
   private volatile boolean stopping;
   private volatile boolean leading;
+  private volatile boolean stopCalled; // stop() was called: a start that fails then is no error
   private Boolean completed; // the stop's outcome; guarded by lifecycle
 
   Operator(OperatorBuilder b) {
@@ -61,8 +74,10 @@ public final class Operator {
     this.leaderStatus = election == null ? Gauge.NOOP
         : b.metrics.newLeaderElectionMasterStatus(election.name());
     leaderStatus.set(0);
+    this.ring = b.sharding == null ? null : new ShardRunner(b.client, b.sharding, b.metrics);
     for (KubernetesControllerBuilder<?> cb : b.kubernetes) {
       informers.share(cb);
+      cb.ring = ring;
       KubernetesController<?> c = cb.build();
       if (elector != null) {
         c.electedBy(election, elector);
@@ -92,11 +107,13 @@ public final class Operator {
 
   /**
    * Starts every Kubernetes controller (its informers, shared, and the wait for their caches),
-   * then, with leader election, contends for the Lease; without, starts the workers of all.
+   * then, with leader election, contends for the Lease; without, starts the workers of all,
+   * and, sharded, joins the ring (its first round queues each controller's keys).
    * Once only; a start that fails stops what it started.
    *
    * @throws IllegalStateException if already started or stopped, or if a controller's start
-   *     fails (its caches did not sync, an informer could not start)
+   *     fails (its caches did not sync, an informer could not start), or if {@link #stop} was
+   *     called meanwhile: the stop does not wait for the caches, it ends their wait
    * @throws InterruptedException if interrupted while waiting for the caches
    */
   public void start() throws InterruptedException {
@@ -121,6 +138,9 @@ public final class Operator {
         throw e;
       }
       if (elector == null) {
+        if (ring != null) {
+          ring.start("operator"); // its first round queues each controller's keys from its cache
+        }
         leading = true;
         plain.forEach(Controller::start);
       } else {
@@ -176,7 +196,7 @@ public final class Operator {
 
   /**
    * Whether this replica's workers run: with leader election, while it holds the Lease;
-   * without, from {@link #start} to {@link #stop}.
+   * without (sharded or not), from {@link #start} to {@link #stop}.
    *
    * @return true while leading
    */
@@ -190,7 +210,10 @@ public final class Operator {
    * and renew deadline), then their workers are interrupted; the Lease, if held, is released only
    * if every reconcile ended (else it expires, so no replica starts while one of ours runs); the
    * informers stop. The release may add up to a renew deadline if the API server does not
-   * answer. A second call returns the first one's outcome at once.
+   * answer. Sharded, the ring's member stops starting reconciles at once and keeps renewing its
+   * Lease while the running ones end (its keys are still its own), then deletes it (waiting up
+   * to {@code budget} more for that), so the others take its keys at their next round. A
+   * second call returns the first one's outcome at once.
    *
    * @param budget how long running reconciles may take
    * @return true if every reconcile ended within the budget
@@ -198,12 +221,17 @@ public final class Operator {
    */
   public boolean stop(Duration budget) throws InterruptedException {
     Objects.requireNonNull(budget, "budget must not be null");
-    lifecycle.lock();
+    stopCalled = true;
+    kubernetes.forEach(KubernetesController::cancelStart); // a start waiting for caches ends
+    lifecycle.lock(); // after that start has stopped what it started
     try {
       if (completed != null) {
         return completed;
       }
       stopping = true;
+      if (ring != null) {
+        ring.member().leave(); // no controller starts a reconcile; the Lease goes once all end
+      }
       boolean all;
       leadership.lock();
       try {
@@ -221,6 +249,7 @@ public final class Operator {
       if (elector != null) {
         elector.stop(all); // after the workers: released only if none still runs
       }
+      leaveRing(all, budget);
       informers.close();
       completed = all;
       log.info("operator stopped; every reconcile ended: {}", all);
@@ -229,6 +258,31 @@ public final class Operator {
       stopped.countDown();
       lifecycle.unlock();
     }
+  }
+
+  /**
+   * Leaves the ring if every reconcile ended: the Lease is deleted, so the others take this
+   * replica's keys at their next round; else it is only no longer renewed, and expires.
+   */
+  private void leaveRing(boolean all, Duration timeout) throws InterruptedException {
+    if (ring == null) {
+      return;
+    }
+    if (all) {
+      ring.leave(timeout);
+    } else {
+      ring.abandon();
+    }
+  }
+
+  /**
+   * The members of the shard ring this replica splits the keys among now, for every controller;
+   * empty if not {@linkplain OperatorBuilder#sharding sharded}.
+   *
+   * @return the live members' identities, sorted
+   */
+  public List<String> shardMembers() {
+    return ring == null ? List.of() : ring.member().members();
   }
 
   private static Duration min(Duration a, Duration b) {
@@ -271,14 +325,22 @@ public final class Operator {
 
   /**
    * For a {@code main}: installs the shutdown hook ({@link #installShutdownHook}), starts the
-   * operator and waits until it is stopped.
+   * operator and waits until it is stopped. A SIGTERM while the caches sync ends the start at
+   * once, and this method returns once the stop has ended.
    *
    * @param budget the {@link #stop} budget on shutdown
    * @throws InterruptedException if interrupted while starting or waiting
    */
   public void runUntilShutdown(Duration budget) throws InterruptedException {
     installShutdownHook(budget);
-    start();
+    try {
+      start();
+    } catch (IllegalStateException e) {
+      if (!stopCalled) {
+        throw e;
+      }
+      log.info("operator: stopped while starting: {}", e.getMessage()); // SIGTERM while syncing
+    }
     awaitStop();
   }
 

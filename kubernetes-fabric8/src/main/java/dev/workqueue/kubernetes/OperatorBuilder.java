@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * Builds an {@link Operator}: {@code Operator.builder(client)}, then a {@link #controller}
- * call for each controller, and at most one {@link #leaderElection} for all of them.
+ * call for each controller, and for all of them at most one {@link #leaderElection} or one
+ * {@link #sharding} ring.
  */
 public final class OperatorBuilder {
   final KubernetesClient client;
@@ -19,6 +20,7 @@ public final class OperatorBuilder {
   final List<Controller<?>> plain = new ArrayList<>();
   ControllerMetricsProvider metrics = ControllerMetricsProvider.noop();
   LeaderElection election;
+  Sharding sharding;
 
   OperatorBuilder(KubernetesClient client) {
     this.client = Objects.requireNonNull(client, "client must not be null");
@@ -32,10 +34,10 @@ public final class OperatorBuilder {
    * elsewhere.
    *
    * @param controller a builder made with the operator's client, without {@code
-   *     leaderElection} (the operator's is for all) and without {@code sharding}
+   *     leaderElection} and without {@code sharding} (the operator's are for all)
    * @return this builder
    * @throws IllegalArgumentException if the builder uses another client, elects on a Lease of
-   *     its own or is sharded
+   *     its own or is sharded on a ring of its own
    */
   public OperatorBuilder controller(KubernetesControllerBuilder<?> controller) {
     Objects.requireNonNull(controller, "controller must not be null");
@@ -49,8 +51,9 @@ public final class OperatorBuilder {
           + " LeaderElection to Operator.builder(client).leaderElection(...) instead");
     }
     if (controller.sharding != null) {
-      throw new IllegalArgumentException("controller " + controller.name + " has sharding(...),"
-          + " which an operator does not support yet: run a sharded controller on its own");
+      throw new IllegalArgumentException("controller " + controller.name + " has its own"
+          + " sharding(...): an operator's controllers share one ring; give the Sharding to"
+          + " Operator.builder(client).sharding(...) instead");
     }
     kubernetes.add(controller);
     return this;
@@ -89,9 +92,29 @@ public final class OperatorBuilder {
   }
 
   /**
+   * One shard ring for every Kubernetes controller (see {@link Sharding}): every replica works,
+   * each on the keys rendezvous hashing gives it among the live members, for all its controllers
+   * alike. A replica holds one Lease in the ring, not one per controller; a join, a leave or a
+   * death moves the keys of every controller at once, and a key changes hands only after its
+   * previous owner has ended its reconciles of it in every controller. The ring hashes the key
+   * alone ({@code namespace/name}): objects of one name in one namespace go to one replica,
+   * whichever controller reconciles them. Not with {@link #leaderElection}, nor with a toolkit
+   * {@link #controller(Controller)}, whose keys are not objects the ring can split.
+   *
+   * @param sharding the ring, this replica's identity and the durations
+   * @return this builder
+   */
+  public OperatorBuilder sharding(Sharding sharding) {
+    this.sharding = Objects.requireNonNull(sharding, "sharding must not be null");
+    return this;
+  }
+
+  /**
    * Where the operator reports {@code leader_election_master_status} of its Lease (1 while this
-   * replica leads, else 0), as a lone controller with leader election does through its own
-   * provider. Without it, or without leader election, nothing is reported.
+   * replica leads, else 0), or with {@link #sharding} the ring's metrics ({@code
+   * workqueue_shard_members}, {@code workqueue_shard_keys_owned} and the hand-overs, counted
+   * over every controller), as a lone controller does through its own provider. Without it,
+   * nothing is reported.
    *
    * @param metrics the provider, such as the one the controllers use
    * @return this builder
@@ -105,11 +128,20 @@ public final class OperatorBuilder {
    * Builds the operator and its controllers; nothing runs until {@link Operator#start}.
    *
    * @return the operator
-   * @throws IllegalStateException if no controller was added, or two have one name
+   * @throws IllegalStateException if no controller was added, or two have one name, or it is
+   *     sharded and elects a leader or has a toolkit controller
    */
   public Operator build() {
     if (kubernetes.isEmpty() && plain.isEmpty()) {
       throw new IllegalStateException("an operator needs at least one controller");
+    }
+    if (sharding != null && election != null) {
+      throw new IllegalStateException("sharding(...) and leaderElection(...) exclude each other:"
+          + " sharded replicas all work, each on its share of the keys");
+    }
+    if (sharding != null && !plain.isEmpty()) {
+      throw new IllegalStateException("a sharded operator runs Kubernetes controllers only: "
+          + plain.get(0).name() + "'s keys are not objects the ring can split; run it apart");
     }
     Set<String> names = new HashSet<>();
     for (String n : names()) {

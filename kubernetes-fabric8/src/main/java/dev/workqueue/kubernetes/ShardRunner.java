@@ -1,7 +1,6 @@
 package dev.workqueue.kubernetes;
 
 import dev.workqueue.clock.Clock;
-import dev.workqueue.controller.Result;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.Counter;
 import dev.workqueue.metrics.Gauge;
@@ -9,9 +8,7 @@ import dev.workqueue.metrics.Histogram;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -21,115 +18,94 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a replica's {@link ShardMember} on a thread of its own, one round per retry period, and
- * connects it to the controller: the keys each change gives it are queued from the cache, every
- * reconcile is gated, and the ring's metrics are kept.
+ * connects it to its controllers ({@link ShardParticipant}s): one for a lone sharded controller,
+ * every Kubernetes controller of a sharded {@link Operator}. Each round queues in every
+ * controller the keys the round gave this replica, and sets the ring's metrics, counted over
+ * all of them. So a replica holds one Lease, and a join, leave or death moves the keys of
+ * every controller at once, each under the member's one hand-over protocol.
  */
 final class ShardRunner {
   private static final Logger log = LoggerFactory.getLogger(ShardRunner.class);
 
   private final Sharding config;
   private final ShardMember member;
-  private final Supplier<List<ObjectKey>> cachedKeys;
-  private final Consumer<ObjectKey> enqueue;
   private final Gauge members;
   private final Gauge owned;
   private final Counter handOvers;
   private final Histogram handOverTime;
-  /**
-   * Keys of objects gone from the cache whose events this replica filtered out as another's,
-   * and when: if a change of the ring gives one to this replica before its previous owner
-   * reconciled the delete, the cache no longer lists it, so it is queued from here. Bounded.
-   */
-  private final Map<ObjectKey, Long> goneAndFiltered = new ConcurrentHashMap<>();
-  private static final int GONE_LIMIT = 100_000;
-  /** Keys gained and not reconciled here yet: when the change gave them (System.nanoTime). */
-  private final Map<String, Long> gainedAt = new ConcurrentHashMap<>();
+  private final List<ShardParticipant> participants = new CopyOnWriteArrayList<>();
   private volatile boolean stopped;
   private Thread thread;
   private List<String> lastMembers = List.of(); // the ring's thread (and the first tick's)
   /** The gains of a round that threw before queueing them all: the next round queues them. */
   private Predicate<String> carried;
 
-  ShardRunner(KubernetesClient client, Sharding config, ControllerMetricsProvider metrics,
-      Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
+  ShardRunner(KubernetesClient client, Sharding config, ControllerMetricsProvider metrics) {
     this(config, new ShardMember(config.identity(), new LeaseShardStore(client,
         config.namespace(), config.ring(), (int) config.leaseDuration().toSeconds()),
         Clock.system(), config.leaseDuration().toNanos(), config.renewDeadline().toNanos()),
-        metrics, cachedKeys, enqueue);
+        metrics);
   }
 
   /** On a given member (tests: a member on an in-memory store and a fake clock). */
-  ShardRunner(Sharding config, ShardMember member, ControllerMetricsProvider metrics,
-      Supplier<List<ObjectKey>> cachedKeys, Consumer<ObjectKey> enqueue) {
+  ShardRunner(Sharding config, ShardMember member, ControllerMetricsProvider metrics) {
     this.config = config;
     this.member = member;
-    this.cachedKeys = cachedKeys;
-    this.enqueue = enqueue;
     this.members = metrics.newShardMembers(config.ring());
     this.owned = metrics.newShardKeysOwned(config.ring());
     this.handOvers = metrics.newShardHandOvers(config.ring());
     this.handOverTime = metrics.newShardHandOverTime(config.ring());
   }
 
-  /** Whether the ring gives {@code key} to this replica: events for others' keys are dropped. */
-  boolean owns(ObjectKey key) {
-    return member.owns(key.toString());
+  /**
+   * A controller's part of a ring: of {@code shared}, an operator's, if given; else of a ring
+   * of its own on {@code sharding}; null if neither (not sharded).
+   */
+  static ShardParticipant participant(ShardRunner shared, Sharding sharding,
+      KubernetesClient client, ControllerMetricsProvider metrics,
+      Supplier<? extends ObjectCache<?>> cache, Consumer<ObjectKey> enqueue) {
+    ShardRunner ring = shared != null ? shared
+        : sharding == null ? null : new ShardRunner(client, sharding, metrics);
+    if (ring == null) {
+      return null;
+    }
+    ShardParticipant p = ring.join(shared == null, () -> {
+      ObjectCache<?> c = cache.get();
+      return c == null ? List.of() : c.list().stream().map(ObjectKey::of).toList();
+    }, enqueue);
+    return p.withGone(key -> {
+      ObjectCache<?> c = cache.get();
+      return c != null && c.get(key).isEmpty();
+    });
   }
 
   /**
-   * Whether this replica may reconcile {@code key} now; if so, until {@link #release}. The
-   * first reconcile of a key gained from a change of the ring ends its hand-over.
+   * Adds a controller to the ring, before {@link #start}.
+   *
+   * @param lone whether the ring is the controller's own (it starts and leaves it)
+   * @param cachedKeys the keys of the controller's cached objects of its reconciled type
+   * @param enqueue where the keys the ring gives this replica are queued
    */
-  boolean acquire(ObjectKey key) {
-    String k = key.toString();
-    if (!member.tryAcquire(k)) {
-      return false;
-    }
-    Long since = gainedAt.remove(k);
-    if (since != null) {
-      handOverTime.observe((System.nanoTime() - since) / 1e9);
-    }
-    return true;
-  }
-
-  void release(ObjectKey key) {
-    member.release(key.toString());
-  }
-
-  /**
-   * Runs {@code reconcile} while this member holds {@code key}. A key that is ours but whose
-   * previous owner has not let go yet is tried again after a retry period; one that is not ours
-   * (any more) is left alone: its owner has it from its own events and its re-list on gain.
-   */
-  Result reconcileHeld(ObjectKey key, Callable<Result> reconcile) throws Exception {
-    if (!acquire(key)) {
-      return owns(key) ? Result.requeueAfter(config.retryPeriod()) : Result.success();
-    }
-    try {
-      return reconcile.call();
-    } finally {
-      release(key);
-    }
-  }
-
-  /**
-   * An event of {@code key} was filtered out as another member's; {@code gone}: its object is
-   * no longer cached (a delete), so a later gain could not find it in the cache.
-   */
-  void filtered(ObjectKey key, boolean gone) {
-    if (gone && goneAndFiltered.size() < GONE_LIMIT) {
-      goneAndFiltered.put(key, System.nanoTime());
-    }
+  ShardParticipant join(boolean lone, Supplier<List<ObjectKey>> cachedKeys,
+      Consumer<ObjectKey> enqueue) {
+    ShardParticipant p = new ShardParticipant(this, lone, cachedKeys, enqueue, handOvers,
+        handOverTime);
+    participants.add(p);
+    return p;
   }
 
   ShardMember member() {
     return member;
   }
 
+  Duration retryPeriod() {
+    return config.retryPeriod();
+  }
+
   /** Joins the ring: one tick now (so the first split is known), then one per retry period. */
-  void start(String controller) {
+  void start(String name) {
     tick();
-    thread = new Thread(this::run, "workqueue-shard-" + controller + "-" + config.identity());
+    thread = new Thread(this::run, "workqueue-shard-" + name + "-" + config.identity());
     thread.setDaemon(true);
     thread.start();
   }
@@ -150,7 +126,7 @@ final class ShardRunner {
     }
   }
 
-  /** One round, then the keys it gained queued from the cache, and the gauges. */
+  /** One round, then the keys it gained queued from each controller's cache, and the gauges. */
   void tick() {
     try {
       Predicate<String> gained = member.tick();
@@ -162,28 +138,9 @@ final class ShardRunner {
       }
       carried = gained;
       long forget = now - 2 * config.leaseDuration().toNanos();
-      for (Map.Entry<ObjectKey, Long> e : goneAndFiltered.entrySet()) {
-        if (gained.test(e.getKey().toString())) {
-          goneAndFiltered.remove(e.getKey());
-          handOvers.inc();
-          enqueue.accept(e.getKey()); // its delete, which its previous owner may not have seen
-        } else if (e.getValue() < forget) {
-          goneAndFiltered.remove(e.getKey(), e.getValue());
-        }
-      }
       int owns = 0;
-      for (ObjectKey key : cachedKeys.get()) {
-        String k = key.toString();
-        if (gained.test(k)) {
-          gainedAt.put(k, now);
-          handOvers.inc();
-          enqueue.accept(key);
-        }
-        if (member.owns(k)) {
-          owns++;
-        } else {
-          gainedAt.remove(k); // given away again before it was reconciled here
-        }
+      for (ShardParticipant p : participants) {
+        owns += p.gain(gained, now, forget);
       }
       carried = null;
       owned.set(owns);
@@ -191,18 +148,22 @@ final class ShardRunner {
       members.set(ring.size());
       if (!ring.equals(lastMembers)) {
         lastMembers = ring;
-        Consumer<List<String>> listener = config.onMembersChange();
-        if (listener != null) {
-          try {
-            listener.accept(ring);
-          } catch (RuntimeException e) {
-            log.warn("shard ring {}: the members listener threw; ignored", config.ring(), e);
-          }
-        }
+        tell(ring);
       }
     } catch (RuntimeException e) {
       log.error("shard ring {}: member {}: a round failed; the next one retries", config.ring(),
           config.identity(), e);
+    }
+  }
+
+  private void tell(List<String> ring) {
+    Consumer<List<String>> listener = config.onMembersChange();
+    if (listener != null) {
+      try {
+        listener.accept(ring);
+      } catch (RuntimeException e) {
+        log.warn("shard ring {}: the members listener threw; ignored", config.ring(), e);
+      }
     }
   }
 
@@ -215,6 +176,10 @@ final class ShardRunner {
    * @return whether the member left within the timeout
    */
   boolean leave(Duration timeout) throws InterruptedException {
+    if (thread == null) { // never started (its operator's start was stopped): no Lease
+      abandon();
+      return true;
+    }
     member.leave();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!member.hasLeft() && System.nanoTime() < deadline) {

@@ -26,6 +26,8 @@ final class SharedInformers {
 
   private final KubernetesClient client;
   private final Map<Scope, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+  /** Each informer's exception handler, which every controller sharing it reports from. */
+  private final Map<Scope, InformerErrors> errors = new LinkedHashMap<>();
 
   SharedInformers(KubernetesClient client) {
     this.client = client;
@@ -44,20 +46,23 @@ final class SharedInformers {
   }
 
   private <X extends HasMetadata> void give(KubernetesControllerBuilder<?> b, Class<X> type) {
-    b.withInformer(type, informer(type, b.namespace));
+    Scope scope = new Scope(type, Namespaced.class.isAssignableFrom(type) ? b.namespace : null);
+    b.withInformer(type, informer(type, scope));
+    b.informerErrors.put(type, errors.get(scope));
   }
 
   @SuppressWarnings("unchecked")
-  private <X extends HasMetadata> SharedIndexInformer<X> informer(Class<X> type,
-      String namespace) {
-    String ns = Namespaced.class.isAssignableFrom(type) ? namespace : null;
-    return (SharedIndexInformer<X>) informers.computeIfAbsent(new Scope(type, ns), s -> {
-      SharedIndexInformer<X> i = ns == null
+  private <X extends HasMetadata> SharedIndexInformer<X> informer(Class<X> type, Scope scope) {
+    return (SharedIndexInformer<X>) informers.computeIfAbsent(scope, s -> {
+      SharedIndexInformer<X> i = s.namespace() == null
           ? client.resources(type).inAnyNamespace().runnableInformer(0)
-          : client.resources(type).inNamespace(ns).runnableInformer(0);
-      // fabric8's rule, as the controllers' own informers have (see InformerHealth)
-      i.exceptionHandler((started, t) -> started
-          && !(t instanceof io.fabric8.kubernetes.client.WatcherException));
+          : client.resources(type).inNamespace(s.namespace()).runnableInformer(0);
+      // fabric8's rule, as the controllers' own informers have, and the record every
+      // controller's health report reads (a handler of the controller's own could not be set:
+      // an informer has one, and this one is shared)
+      InformerErrors recorder = new InformerErrors();
+      i.exceptionHandler(recorder::retryAfterException);
+      errors.put(s, recorder);
       return i;
     });
   }

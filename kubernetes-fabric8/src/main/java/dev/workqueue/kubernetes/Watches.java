@@ -62,17 +62,22 @@ final class Watches {
   private final String controller;
   private final String namespace; // null: every namespace
   private final Map<Class<?>, SharedIndexInformer<?>> given; // the caller's informers, by type
+  private final Map<Class<?>, InformerErrors> givenErrors; // an operator's handlers, by type
   private final Clock clock; // times a watch's outage
   private final List<Watch<?>> watches = new CopyOnWriteArrayList<>();
   private volatile String startFailure; // why the start failed; null if it did not
+  /** Completed by a stop: a start waiting for the caches ends at once. */
+  private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
   private volatile boolean closed;
 
   Watches(KubernetesClient client, String controller, String namespace,
-      Map<Class<?>, SharedIndexInformer<?>> given, Clock clock) {
+      Map<Class<?>, SharedIndexInformer<?>> given, Map<Class<?>, InformerErrors> givenErrors,
+      Clock clock) {
     this.client = client;
     this.controller = controller;
     this.namespace = namespace;
     this.given = Map.copyOf(given);
+    this.givenErrors = Map.copyOf(givenErrors);
     this.clock = clock;
   }
 
@@ -82,8 +87,8 @@ final class Watches {
    * changes}; those of the initial lists, resyncs and replays to {@code noChange}. Why a start
    * failed stays for {@link #failure}: the controller cannot start again.
    *
-   * @throws IllegalStateException if an informer failed to start or the caches did not sync
-   *     within {@code timeout}
+   * @throws IllegalStateException if an informer failed to start, the caches did not sync
+   *     within {@code timeout}, or {@link #cancelStart} was called
    */
   void startAll(List<Source<?>> sources, Consumer<ObjectKey> changes,
       Consumer<ObjectKey> noChange, Runnable started, Duration timeout)
@@ -94,8 +99,8 @@ final class Watches {
         synced.add(start(s, changes, noChange));
       }
       started.run();
-      CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new))
-          .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      CompletableFuture.anyOf(CompletableFuture.allOf(synced.toArray(CompletableFuture[]::new)),
+          cancelled).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       throw failed(new IllegalStateException("controller " + controller + ": the caches did not"
           + " sync within " + timeout, e));
@@ -108,6 +113,18 @@ final class Watches {
     } catch (RuntimeException e) {
       throw failed(e);
     }
+    if (cancelled.isDone()) { // not a failure: the controller is live, and stopped
+      throw new IllegalStateException("controller " + controller + ": stopped while its caches"
+          + " synced");
+    }
+  }
+
+  /**
+   * Ends a {@link #startAll} waiting for the caches now, and any later one at once: for a stop
+   * (a SIGTERM while the informers still list must not wait for the sync timeout).
+   */
+  void cancelStart() {
+    cancelled.complete(null);
   }
 
   private RuntimeException failed(RuntimeException e) {
@@ -130,22 +147,27 @@ final class Watches {
       if (mine.hasSynced()) {
         handler.listed(); // else its onList comes
       }
-      watches.add(new Watch<>(s.type(), mine, handler, quiet, false, health(s.type(), mine)));
+      // an operator's informer: its handler records for us; a caller's keeps the caller's
+      InformerErrors errors = givenErrors.getOrDefault(s.type(), new InformerErrors());
+      watches.add(new Watch<>(s.type(), mine, handler, quiet, false,
+          health(s.type(), mine, errors)));
       return mine.start().toCompletableFuture(); // a started informer returns its first start's
     }
     Informable<X> target = Namespaced.class.isAssignableFrom(s.type()) && namespace != null
         ? client.resources(s.type()).inNamespace(namespace)
         : client.resources(s.type()).inAnyNamespace();
     SharedIndexInformer<X> informer = target.runnableInformer(0);
-    InformerHealth health = health(s.type(), informer);
-    informer.exceptionHandler(health::retryAfterException);
+    InformerErrors errors = new InformerErrors();
+    informer.exceptionHandler(errors::retryAfterException);
     informer.addEventHandler(handler);
-    watches.add(new Watch<>(s.type(), informer, handler, quiet, true, health));
+    watches.add(new Watch<>(s.type(), informer, handler, quiet, true,
+        health(s.type(), informer, errors)));
     return informer.start().toCompletableFuture();
   }
 
-  private InformerHealth health(Class<?> type, SharedIndexInformer<?> informer) {
-    return new InformerHealth(type.getSimpleName(), informer, clock);
+  private InformerHealth health(Class<?> type, SharedIndexInformer<?> informer,
+      InformerErrors errors) {
+    return new InformerHealth(type.getSimpleName(), informer, errors, clock);
   }
 
   /** The informer of the reconciled type (the first source). */

@@ -13,12 +13,17 @@ import dev.workqueue.kubernetes.testing.MockApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What {@link KubernetesController#health()} reports when the API server goes away and comes
@@ -29,11 +34,15 @@ class HealthTest {
   private final MockApiServer server = new MockApiServer();
   private final FakeClock clock = new FakeClock();
   private KubernetesController<ConfigMap> controller;
+  private Operator operator;
 
   @AfterEach
   void tearDown() throws InterruptedException {
     if (controller != null) {
       controller.stop(Duration.ofSeconds(5));
+    }
+    if (operator != null) {
+      operator.stop(Duration.ofSeconds(5));
     }
     server.close();
   }
@@ -94,6 +103,62 @@ class HealthTest {
 
     forbidden.set(false);
     await().atMost(Duration.ofSeconds(90)).until(() -> controller.health().isReady());
+  }
+
+  /**
+   * A watch down and refused (403): what fabric8 reports to the informer's exception handler
+   * (its re-list after a 410 Gone fails, say; the mock never answers 410, so the test calls
+   * the handler fabric8 calls) is the watch's error in the report, on the controller's own
+   * informer and on an operator's shared one alike.
+   */
+  @ParameterizedTest(name = "operator: {0}")
+  @ValueSource(booleans = {false, true})
+  void aFailureFabric8Reports_isTheDownWatchsError_alsoOnAnOperatorsSharedInformer(
+      boolean operated) throws Exception {
+    AtomicBoolean forbidden = new AtomicBoolean();
+    ApiServerLink link = server.newLink();
+    KubernetesClient client = server.newClient(link, request -> forbidden.get());
+    KubernetesControllerBuilder<ConfigMap> b = KubernetesController.builder(client,
+        ConfigMap.class).inNamespace(NS).clock(clock).reconciler(r -> null);
+    if (operated) { // its informer is the operator's, shared, not the controller's own
+      operator = Operator.builder(client).controller(b).build();
+      operator.start();
+    } else {
+      controller = b.build();
+      controller.start();
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> watch(operated).state()
+        == Health.Watch.State.WATCHING);
+    forbidden.set(true);
+    link.down();
+    link.up();
+    await().atMost(Duration.ofSeconds(60)).until(() -> {
+      clock.step(Duration.ofSeconds(1));
+      return watch(operated).state() == Health.Watch.State.DOWN;
+    });
+    KubernetesController<?> c = operated ? operator.controllers().get(0) : controller;
+    fabric8Handler(c.cache(ConfigMap.class).informer()).retryAfterException(true,
+        new KubernetesClientException("Forbidden: the re-list was refused", 403, null));
+    Health.Watch down = watch(operated);
+    assertEquals(Health.Watch.State.DOWN, down.state());
+    assertTrue(down.error().orElse("").contains("Forbidden"), down.toString());
+  }
+
+  /** The exception handler fabric8 7.8's informer calls (its reflector holds it). */
+  private static ExceptionHandler fabric8Handler(SharedIndexInformer<?> informer)
+      throws ReflectiveOperationException {
+    Field reflector = informer.getClass().getDeclaredField("reflector");
+    reflector.setAccessible(true);
+    Object r = reflector.get(informer);
+    Field handler = r.getClass().getDeclaredField("handler");
+    handler.setAccessible(true);
+    return (ExceptionHandler) handler.get(r);
+  }
+
+  private Health.Watch watch(boolean operated) {
+    Health h = operated ? operator.health().controllers().get("configmap") : controller.health();
+    return h.watches().isEmpty() ? new Health.Watch("-", Health.Watch.State.SYNCING,
+        Duration.ZERO, java.util.Optional.empty()) : h.watches().get(0);
   }
 
   @Test

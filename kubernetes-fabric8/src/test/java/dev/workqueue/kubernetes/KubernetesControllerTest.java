@@ -18,7 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -293,5 +296,33 @@ class KubernetesControllerTest {
     controller.start();
     assertEquals("controller configmap was already started",
         assertThrows(IllegalStateException.class, controller::start).getMessage());
+  }
+
+  /** A stop while the start waits for the caches ends the wait: the start fails, "stopped". */
+  @Test
+  void aStopDuringTheInitialSync_endsTheStart_insteadOfWaitingForTheCaches() throws Exception {
+    KubernetesClient client = server.newClient(new AtomicBoolean(true), true); // hang
+    KubernetesController<ConfigMap> c = KubernetesController.builder(client, ConfigMap.class)
+        .inNamespace(NS).cacheSyncTimeout(Duration.ofMinutes(10)).reconciler(r -> null).build();
+    CompletableFuture<Void> start = CompletableFuture.runAsync(() -> {
+      try {
+        c.start();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    await().atMost(Duration.ofSeconds(30)).until(() -> !c.health().watches().isEmpty());
+    CompletableFuture<Boolean> stop = CompletableFuture.supplyAsync(() -> {
+      try {
+        return c.stop(Duration.ofSeconds(1)).completed();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertTrue(stop.get(30, TimeUnit.SECONDS));
+    ExecutionException failed = assertThrows(ExecutionException.class,
+        () -> start.get(30, TimeUnit.SECONDS));
+    assertTrue(failed.getCause().getMessage().contains("stopped while"), failed.toString());
+    assertTrue(c.health().isLive(), "stopped on purpose, not failed: " + c.health());
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -34,7 +35,8 @@ class OperatorBuilderTest {
     String sharding = assertThrows(IllegalArgumentException.class, () -> operator.controller(
         KubernetesController.builder(client, ConfigMap.class).reconciler(r -> Result.success())
             .sharding(Sharding.ring(NS, "ring", "a")))).getMessage();
-    assertTrue(sharding.startsWith("controller configmap has sharding(...)"), sharding);
+    assertTrue(sharding.startsWith("controller configmap has its own sharding(...): an"
+        + " operator's controllers share one ring"), sharding);
     String other = assertThrows(IllegalArgumentException.class, () -> operator.controller(
         KubernetesController.builder(admin, ConfigMap.class).reconciler(r -> Result.success())))
         .getMessage();
@@ -46,5 +48,25 @@ class OperatorBuilderTest {
     assertEquals("two controllers are named configmap: give one another name (their metrics"
         + " and threads are named after it)",
         assertThrows(IllegalStateException.class, operator::build).getMessage());
+  }
+
+  @Test
+  void aShardedOperator_refusesLeaderElectionAndToolkitControllers() {
+    KubernetesClient client = server.newClient();
+    Sharding ring = Sharding.ring(NS, "ring", "a");
+    String election = assertThrows(IllegalStateException.class, () -> Operator.builder(client)
+        .controller(KubernetesController.builder(client, ConfigMap.class)
+            .reconciler(r -> Result.success()))
+        .sharding(ring).leaderElection(LeaderElection.lease(NS, "lease")).build()).getMessage();
+    assertTrue(election.startsWith("sharding(...) and leaderElection(...) exclude each other"),
+        election);
+    String plain = assertThrows(IllegalStateException.class, () -> Operator.builder(client)
+        .controller(KubernetesController.builder(client, ConfigMap.class)
+            .reconciler(r -> Result.success()))
+        .controller(Controller.<String>builder("plain").reconciler((k, c) -> Result.success())
+            .build())
+        .sharding(ring).build()).getMessage();
+    assertEquals("a sharded operator runs Kubernetes controllers only: plain's keys are not"
+        + " objects the ring can split; run it apart", plain);
   }
 }

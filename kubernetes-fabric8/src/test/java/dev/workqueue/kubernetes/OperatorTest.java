@@ -4,6 +4,7 @@ import static dev.workqueue.kubernetes.SecretCopies.NS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Controller;
@@ -21,7 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -223,5 +227,41 @@ class OperatorTest {
     Map<String, Integer> m = new java.util.TreeMap<>();
     counts.forEach((k, v) -> m.put(k, v.get()));
     return m;
+  }
+
+  /**
+   * A stop while the start waits for the caches (SIGTERM while the informers still list: here
+   * the requests hang, and the sync timeout is long) ends that wait at once: the start fails
+   * with "stopped", and the stop returns without waiting for the caches.
+   */
+  @Test
+  void aStopDuringTheInitialSync_endsTheStart_insteadOfWaitingForTheCaches() throws Exception {
+    KubernetesClient client = server.newClient(new AtomicBoolean(true), true); // hang
+    Operator operator = Operator.builder(client)
+        .controller(KubernetesController.builder(client, ConfigMap.class).inNamespace(NS)
+            .cacheSyncTimeout(Duration.ofMinutes(10)).reconciler(r -> Result.success()))
+        .build();
+    CompletableFuture<Void> start = CompletableFuture.runAsync(() -> {
+      try {
+        operator.start();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    await().atMost(Duration.ofSeconds(30)).until(() -> !operator.health().controllers()
+        .get("configmap").watches().isEmpty()); // its informer started: the start waits
+    CompletableFuture<Boolean> stop = CompletableFuture.supplyAsync(() -> {
+      try {
+        return operator.stop(Duration.ofSeconds(1));
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertTrue(stop.get(30, TimeUnit.SECONDS), "no reconcile ran: nothing was cut");
+    ExecutionException failed = assertThrows(ExecutionException.class,
+        () -> start.get(30, TimeUnit.SECONDS));
+    assertTrue(failed.getCause().getMessage().contains("stopped while"), failed.toString());
+    OperatorHealth health = operator.health();
+    assertTrue(health.isLive() && !health.isReady(), "stopped on purpose: " + health);
   }
 }

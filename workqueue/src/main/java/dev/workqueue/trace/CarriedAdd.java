@@ -15,6 +15,9 @@ public record CarriedAdd(Object context, Duration delay, Duration age) {
   /**
    * Checks the arguments.
    *
+   * @param context what {@link QueueTracer#onAdd} returned for the add
+   * @param delay the add's delay, zero for none
+   * @param age from the add to the hand-out
    * @throws NullPointerException if an argument is null
    */
   public CarriedAdd {

@@ -19,6 +19,9 @@ public record HandOut(List<CarriedAdd> carried, int dropped, Duration readyWait)
   /**
    * Checks and copies the arguments.
    *
+   * @param carried the first adds the round covers, oldest first
+   * @param dropped how many more adds it covers
+   * @param readyWait from the round becoming ready to its hand-out
    * @throws NullPointerException if {@code carried} or {@code readyWait} is null
    * @throws IllegalArgumentException if {@code dropped} is negative
    */

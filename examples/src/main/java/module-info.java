@@ -10,6 +10,10 @@ module dev.workqueue.examples {
   // EmbeddedApiServer: the mock API server fixture (an automatic module)
   requires dev.workqueue.kubernetes.testing;
   requires dev.workqueue.micrometer;
+  requires dev.workqueue.tracing.opentelemetry; // TracedController
+  requires io.opentelemetry.sdk;
+  requires io.opentelemetry.sdk.trace;
+  requires io.opentelemetry.sdk.common;
   requires micrometer.registry.prometheus;
   requires jdk.httpserver;
   requires com.github.benmanes.caffeine; // the pool scheduler's reservations (a TTL cache)

@@ -9,4 +9,5 @@ module dev.workqueue {
   exports dev.workqueue;
   exports dev.workqueue.metrics;
   exports dev.workqueue.controller;
+  exports dev.workqueue.trace;
 }

@@ -52,9 +52,11 @@ final class DuePromotion<T> {
   /** The waiting room changed other than by a new head ({@link WaitingRoom#changed}). */
   private final Runnable waitingChanged;
   private final HookGuard guard;
+  /** Null unless the queue is traced: a due add's trail moves with it. */
+  private final Trails<T> trails;
 
   DuePromotion(DelayHeap<T> waiting, ReadyOrder<T> order, Rounds<T> rounds, Consumers consumers,
-      Runnable waitingChanged, HookGuard guard) {
+      Runnable waitingChanged, HookGuard guard, Trails<T> trails) {
     this.waiting = waiting;
     this.order = order;
     this.fifo = order instanceof FifoOrder<T> f ? f : null;
@@ -62,7 +64,9 @@ final class DuePromotion<T> {
     this.consumers = consumers;
     this.waitingChanged = waitingChanged;
     this.guard = guard;
+    this.trails = trails;
   }
+
 
   /** Whether the waiting room's head is due at {@code now}. */
   boolean anyDue(long now) {
@@ -127,7 +131,9 @@ final class DuePromotion<T> {
       return false;
     }
     try {
-      return rounds.newRound(item, priority, fresh, readyAt, false) != null;
+      boolean joined = rounds.newRound(item, priority, fresh, readyAt, false) != null;
+      Trails.promoted(trails, item);
+      return joined;
     } catch (RuntimeException ex) { // the item's equals or hashCode
       guard.failed("promoting a due item (its equals or hashCode)", ex);
       return false;
@@ -152,6 +158,7 @@ final class DuePromotion<T> {
       fresh.noteMadeFromWaitingRoom(); // the waiting room held one add of the item: this one
       try {
         Entry<T> e = rounds.newRound(item, 0, fresh, readyAt, true);
+        Trails.promoted(trails, item);
         if (e != null) {
           return e; // else merged into a pending round, or held until done
         }
@@ -174,6 +181,7 @@ final class DuePromotion<T> {
     try {
       if (waiting.isDue(item, now)) {
         waiting.remove(item);
+        Trails.promoted(trails, item); // into the round about to be handed out
         waitingChanged.run();
       }
     } catch (RuntimeException ex) { // the item's equals or hashCode: hand it out anyway

@@ -31,12 +31,14 @@ final class Processing<T> {
   /** Whether a {@code done} that only ends a round may skip the lock (see {@link #done}). */
   private final boolean doneSkipsLock;
   private final String name;
+  /** Null unless the queue is traced. */
+  private final Trails<T> trails;
   private boolean warnedUnpairedDone;
 
   Processing(ReentrantLock lock, ItemMap<T> entries, ClockReadings clock, ReadyOrder<T> order,
       Rounds<T> rounds, DuePromotion<T> due, WaitingRoom<T> waiting, Consumers consumers,
       Shutdown shutdown, QueueMetrics<T> metrics, IntakeAdds<T> intakeAdds, CrowdWindow crowd,
-      boolean doneSkipsLock, String name) {
+      boolean doneSkipsLock, String name, Trails<T> trails) {
     this.lock = lock;
     this.entries = entries;
     this.clock = clock;
@@ -51,6 +53,7 @@ final class Processing<T> {
     this.crowd = crowd;
     this.doneSkipsLock = doneSkipsLock;
     this.name = name;
+    this.trails = trails;
   }
 
   // ---- take ----
@@ -61,12 +64,17 @@ final class Processing<T> {
    * QueueEngine#SHUT_DOWN}.
    */
   Entry<T> take(long timeoutNanos) throws InterruptedException {
+    Entry<T> e;
     lock.lock();
     try {
-      return take(timeoutNanos >= 0, timeoutNanos);
+      e = take(timeoutNanos >= 0, timeoutNanos);
     } finally {
       lock.unlock();
     }
+    if (trails != null && e != QueueEngine.TIMED_OUT && e != QueueEngine.SHUT_DOWN) {
+      trails.deliver(e.item); // after the lock, on the taking thread
+    }
+    return e;
   }
 
   @SuppressWarnings("unchecked")
@@ -144,6 +152,9 @@ final class Processing<T> {
       due.mergeDueAdd(e.item, now); // the waiting room holds no other add of a fresh one's item
     }
     rounds.handOut(e, fresh);
+    if (trails != null) {
+      trails.handOut(e.item, e.readySince); // the adds this round covers, due ones merged above
+    }
     waiting.tookAt(now);
   }
 

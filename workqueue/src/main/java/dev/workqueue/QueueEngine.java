@@ -98,6 +98,8 @@ final class QueueEngine<T> {
   private final Rounds<T> rounds;
   private final ClockReadings readings;
   private final Processing<T> processing;
+  /** Null unless the queue has a tracer: then every add takes the lock ({@link Trails}). */
+  private final Trails<T> trails;
 
   /**
    * @param priority controller-runtime's rules and order (else FIFO, or fair if the builder
@@ -115,9 +117,10 @@ final class QueueEngine<T> {
     this.metrics = backstop
         ? new GuardedMetrics<>(m, priority ? b.newPriorityDepthMetric() : null, guard) : m;
     this.doneSkipsLock = !backstop && fair == null;
+    this.trails = b.tracer == null ? null : new Trails<>(b.tracer, clock, b.name);
     this.shutdown = new Shutdown(lock, clock, entries::isEmpty, this::closeLocked);
     FifoOrder<T> fifo = order instanceof FifoOrder<T> f ? f : null;
-    boolean intake = fifo != null && !backstop && rules.mergesWithoutLock();
+    boolean intake = fifo != null && !backstop && rules.mergesWithoutLock() && trails == null;
     this.consumers = new Consumers(lock, clock, intake ? fifo.intake() : null);
     this.crowd = intake ? new CrowdWindow(b.startCrowded) : null;
     this.intakeAdds =
@@ -127,16 +130,20 @@ final class QueueEngine<T> {
     DelayWakeup wakeup =
         backstop ? new DelayWakeup(clock, lock, this::onWakeupLocked, guard) : null;
     this.waiting = new WaitingRoom<>(heap, consumers, wakeup, shutdown);
-    this.due = new DuePromotion<>(heap, order, rounds, consumers, waiting::changed, guard);
+    this.due = new DuePromotion<>(heap, order, rounds, consumers, waiting::changed, guard, trails);
     this.readings = new ClockReadings(clock, lock, order.readsClock(), waiting, due, consumers);
     this.processing = new Processing<>(lock, entries, readings, order, rounds, due, waiting,
-        consumers, shutdown, metrics, intakeAdds, crowd, doneSkipsLock, b.name);
+        consumers, shutdown, metrics, intakeAdds, crowd, doneSkipsLock, b.name, trails);
   }
 
   // ---- adds ----
 
   /** An add without delay at {@code priority}. */
   void add(T item, int priority) {
+    if (trails != null) { // under the lock, so that its context is recorded in its hold
+      addAfter(item, priority, 0, false, false);
+      return;
+    }
     Entry<T> seen = entries.get(item);
     if (seen != null && rules.mergesWithoutLock() && seen.tryMerge(priority)) {
       return; // merged into the pending round, published through the stamp
@@ -169,9 +176,15 @@ final class QueueEngine<T> {
    * Counts one retry, also when the delay is zero or less, which adds now.
    */
   void addAfter(T item, int priority, long delayNanos, boolean reschedule) {
+    addAfter(item, priority, delayNanos, reschedule, true);
+  }
+
+  /** {@code retry}: counts one; false for a traced add without delay ({@link #add}). */
+  private void addAfter(T item, int priority, long delay, boolean reschedule, boolean retry) {
     if (fair != null) {
       fair.check(item); // a dimension that throws fails this call, not a later promotion
     }
+    Trails.Mark mark = trails == null ? null : trails.capture(item, delay);
     lock.lock();
     try {
       if (shutdown.isShuttingDown()) {
@@ -179,20 +192,23 @@ final class QueueEngine<T> {
       }
       long now = readings.now();
       due.releaseFor(item, now);
-      addAfterLocked(item, priority, delayNanos, reschedule, now);
-      metrics.retried();
+      addAfterLocked(item, priority, delay, reschedule, now, mark);
+      if (retry) {
+        metrics.retried();
+      }
     } finally {
       lock.unlock();
     }
   }
 
   private void addAfterLocked(T item, int priority, long delayNanos, boolean reschedule,
-      long now) {
+      long now, Trails.Mark mark) {
     Entry<T> seen = rules.readsEntryOnDelayedAdd() ? entries.get(item) : null;
     if (rules.absorbsDelayedAdd(seen)) {
       if (!reschedule) {
         rounds.raise(seen, priority); // already ready: it keeps its earlier time
       }
+      Trails.added(trails, item, mark); // merged into the pending round
       return;
     }
     if (delayNanos <= 0) {
@@ -200,9 +216,12 @@ final class QueueEngine<T> {
         long p = waiting.takeOut(item);
         if (p != DelayHeap.ABSENT) {
           priority = (int) p; // a waiting item made ready now keeps its priority
+          Trails.promoted(trails, item);
         }
       }
-      if (addNowLocked(item, priority, seen, now)) {
+      boolean joined = addNowLocked(item, priority, seen, now);
+      Trails.added(trails, item, mark);
+      if (joined) {
         consumers.signal();
       }
       return;
@@ -214,6 +233,7 @@ final class QueueEngine<T> {
       }
     }
     waiting.add(item, priority, TimeMath.deadline(now, delayNanos), reschedule);
+    Trails.delayed(trails, item, mark);
   }
 
   /**
@@ -236,6 +256,7 @@ final class QueueEngine<T> {
       }
       if (p != DelayHeap.ABSENT) {
         priority = Math.max(priority, (int) p);
+        Trails.promoted(trails, item);
       }
     }
     return rounds.newRound(item, priority, e, fresh, now, Rounds.JOIN_LINE) != null;
@@ -251,7 +272,11 @@ final class QueueEngine<T> {
       }
       // A due add (in any order, promoted yet or not) counts as queued, and a cancel does not
       // touch queued items.
-      return !waiting.holdsDue(item, now) && waiting.remove(item);
+      boolean removed = !waiting.holdsDue(item, now) && waiting.remove(item);
+      if (removed) {
+        Trails.discarded(trails, item);
+      }
+      return removed;
     } finally {
       lock.unlock();
     }
@@ -341,6 +366,7 @@ final class QueueEngine<T> {
       fifo.close();
     }
     waiting.clear();
+    Trails.discardedAll(trails);
     metrics.stopped();
     consumers.wakeAll();
   }

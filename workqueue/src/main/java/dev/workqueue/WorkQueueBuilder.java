@@ -5,6 +5,7 @@ import dev.workqueue.internal.Checks;
 import dev.workqueue.internal.TimeMath;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.ratelimit.RateLimiter;
+import dev.workqueue.trace.QueueTracer;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -37,6 +38,7 @@ public final class WorkQueueBuilder<T> {
   boolean addSupersedesDelayed;
   boolean startCrowded;
   long agingThresholdNanos = DEFAULT_AGING_THRESHOLD.toNanos(); // 0 = off
+  QueueTracer<? super T> tracer;
   private boolean clockSet;
   private ScheduledExecutorService scheduler;
 
@@ -193,6 +195,21 @@ public final class WorkQueueBuilder<T> {
       throw new IllegalArgumentException("period must be positive, was " + period);
     }
     this.metricsUpdatePeriodNanos = TimeMath.delayNanos(period);
+    return this;
+  }
+
+  /**
+   * A tracer that carries a context from each add of an item to the take that hands out the
+   * round covering it (see {@link QueueTracer} for which adds a round covers). Default: none, and
+   * a queue without a tracer pays nothing for this. With one, every add takes the queue's lock
+   * (instead of merging into a pending round, or adding a new item, without it).
+   *
+   * @param tracer called on each add and each hand-out
+   * @return this builder
+   * @throws NullPointerException if {@code tracer} is null
+   */
+  public WorkQueueBuilder<T> tracer(QueueTracer<? super T> tracer) {
+    this.tracer = Checks.nonNull(tracer, "tracer");
     return this;
   }
 

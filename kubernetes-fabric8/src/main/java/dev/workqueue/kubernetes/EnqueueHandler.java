@@ -51,13 +51,17 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   private final Consumer<? super ObjectKey> sink;
   private final EventFilter<? super R> filter;
   private final AtomicLong failures;
+  /** Null unless traced. */
+  private final EventTracing tracing;
 
   private EnqueueHandler(Function<? super R, ? extends Collection<ObjectKey>> keys,
-      Consumer<? super ObjectKey> sink, EventFilter<? super R> filter, AtomicLong failures) {
+      Consumer<? super ObjectKey> sink, EventFilter<? super R> filter, AtomicLong failures,
+      EventTracing tracing) {
     this.keys = keys;
     this.sink = sink;
     this.filter = filter;
     this.failures = failures;
+    this.tracing = tracing;
   }
 
   /**
@@ -118,7 +122,28 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
       Function<? super R, ? extends Collection<ObjectKey>> keys,
       Consumer<? super ObjectKey> sink) {
     Objects.requireNonNull(sink, "sink must not be null");
-    return new EnqueueHandler<>(keys, sink, new EventFilter<R>() {}, new AtomicLong());
+    return new EnqueueHandler<>(keys, sink, new EventFilter<R>() {}, new AtomicLong(), null);
+  }
+
+  /**
+   * This handler, queueing each event's keys inside a span {@code tracer} opens for the event
+   * (only for an event that queues a key), so that the adds carry it to the reconciles.
+   *
+   * @param tracer opens the event's span
+   * @param traceparentAnnotation the annotation whose value, a W3C {@code traceparent}, is the
+   *     span's remote parent (such as {@link EventTracer#TRACEPARENT_ANNOTATION}); null to read
+   *     none
+   * @return a new handler; it shares this one's filter and {@link #failures()} count
+   * @throws NullPointerException if {@code tracer} is null
+   * @throws IllegalArgumentException if {@code traceparentAnnotation} is empty
+   */
+  public EnqueueHandler<R> withTracer(EventTracer tracer, String traceparentAnnotation) {
+    Objects.requireNonNull(tracer, "tracer must not be null");
+    if (traceparentAnnotation != null && traceparentAnnotation.isEmpty()) {
+      throw new IllegalArgumentException("traceparentAnnotation must not be empty");
+    }
+    return new EnqueueHandler<>(keys, sink, filter, failures,
+        new EventTracing(tracer, traceparentAnnotation));
   }
 
   /**
@@ -132,7 +157,7 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   public EnqueueHandler<R> withFilter(EventFilter<? super R> filter) {
     Objects.requireNonNull(filter, "filter must not be null");
     EventFilter<R> mine = (EventFilter<R>) this.filter;
-    return new EnqueueHandler<>(keys, sink, mine.and(filter), failures);
+    return new EnqueueHandler<>(keys, sink, mine.and(filter), failures, tracing);
   }
 
   /**
@@ -148,7 +173,7 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   public void onAdd(R object) {
     try {
       if (filter.onAdd(object)) {
-        enqueue(keys.apply(object));
+        enqueue("add", object, keys.apply(object));
       }
     } catch (RuntimeException e) {
       failed("add", object, e);
@@ -175,7 +200,7 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
     RuntimeException nowFailure = mapInto(both, now);
     failure = failure == null ? nowFailure : failure;
     try {
-      enqueue(both);
+      enqueue("update", now, both);
     } catch (RuntimeException e) {
       failure = failure == null ? e : failure;
     }
@@ -198,10 +223,18 @@ public final class EnqueueHandler<R extends HasMetadata> implements ResourceEven
   public void onDelete(R object, boolean finalStateUnknown) {
     try {
       if (filter.onDelete(object, finalStateUnknown)) {
-        enqueue(keys.apply(object));
+        enqueue("delete", object, keys.apply(object));
       }
     } catch (RuntimeException e) {
       failed("delete", object, e);
+    }
+  }
+
+  private void enqueue(String event, R object, Collection<ObjectKey> found) {
+    if (tracing == null || found.isEmpty()) {
+      enqueue(found);
+    } else {
+      tracing.around(event, object, () -> enqueue(found)); // a span per event that queues
     }
   }
 

@@ -44,6 +44,8 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
   Duration cacheSyncTimeout = Duration.ofMinutes(2);
   int eventPriority;
   int replayPriority = PriorityWorkQueue.LOW_PRIORITY;
+  EventTracer eventTracer;
+  String traceparentAnnotation;
 
   KubernetesControllerBuilder(KubernetesClient client, Class<R> type) {
     this.client = Objects.requireNonNull(client, "client must not be null");
@@ -126,6 +128,32 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
    */
   public KubernetesControllerBuilder<R> withEventFilter(EventFilter<? super R> filter) {
     this.filter = Objects.requireNonNull(filter, "filter must not be null");
+    return this;
+  }
+
+  /**
+   * Opens a span for each informer event that queues keys (see {@link EventTracer}); with a
+   * controller tracer ({@code controller(b -> b.tracer(...))}) the reconciles link to them. The
+   * initial list and resyncs are events too. If {@code traceparentAnnotation} is given, an
+   * event's span joins the trace in that annotation of the object, if it has one: a change made
+   * by another traced system (which wrote its W3C {@code traceparent} there) continues that
+   * system's trace. Default: none.
+   *
+   * @param tracer opens each event's span, such as OpenTelemetryTracing's {@code startEvent}
+   * @param traceparentAnnotation the annotation to read, such as {@link
+   *     EventTracer#TRACEPARENT_ANNOTATION}; null to read none
+   * @return this builder
+   * @throws NullPointerException if {@code tracer} is null
+   * @throws IllegalArgumentException if {@code traceparentAnnotation} is empty
+   */
+  public KubernetesControllerBuilder<R> eventTracer(EventTracer tracer,
+      String traceparentAnnotation) {
+    Objects.requireNonNull(tracer, "tracer must not be null");
+    if (traceparentAnnotation != null && traceparentAnnotation.isEmpty()) {
+      throw new IllegalArgumentException("traceparentAnnotation must not be empty");
+    }
+    this.eventTracer = tracer;
+    this.traceparentAnnotation = traceparentAnnotation;
     return this;
   }
 
@@ -342,7 +370,16 @@ public final class KubernetesControllerBuilder<R extends HasMetadata> {
         ? EnqueueHandler.<R>forObject(sink)
         : EnqueueHandler.<R>forObject(sink).withFilter(f)));
     all.addAll(sources);
+    if (eventTracer != null) {
+      all.replaceAll(this::traced);
+    }
     return all;
+  }
+
+  private <X extends HasMetadata> Watches.Source<X> traced(Watches.Source<X> s) {
+    EventTracer t = eventTracer;
+    String annotation = traceparentAnnotation;
+    return new Watches.Source<>(s.type(), sink -> s.handler().apply(sink).withTracer(t, annotation));
   }
 
   /** {@code d}, unless it is null, zero or negative ({@code Checks} is not exported here). */

@@ -8,6 +8,7 @@ import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.metrics.MetricsProvider;
 import dev.workqueue.ratelimit.RateLimiter;
 import dev.workqueue.ratelimit.RateLimiters;
+import dev.workqueue.trace.ReconcileTracer;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
@@ -42,6 +43,8 @@ public final class ControllerBuilder<T> {
   boolean deferEventsDuringBackoff;
   Duration maxReconcileInterval; // null = none
   Predicate<? super T> keepReconciling = key -> true;
+  /** Null unless traced. */
+  ReconcileTracing<T> tracing;
   /** Whether the logging MDC keeps values; null (outside tests): ask the slf4j binding. */
   Boolean mdcKeepsValues;
 
@@ -311,6 +314,22 @@ public final class ControllerBuilder<T> {
     Checks.nonNull(keep, "keep"); // both checked before either is set
     this.maxReconcileInterval = interval;
     this.keepReconciling = keep;
+    return this;
+  }
+
+  /**
+   * A tracer: each add of a key to the default queue carries a context to the reconcile that
+   * covers it, and each reconcile is bracketed on its worker's thread (see {@link
+   * ReconcileTracer}; the {@code workqueue-tracing-opentelemetry} module has one). Default: none,
+   * and an untraced controller and queue pay nothing for it. With a queue of your own
+   * ({@link #queue}) the reconciles are bracketed without their adds.
+   *
+   * @param tracer called on each add, hand-out and reconcile
+   * @return this builder
+   * @throws NullPointerException if {@code tracer} is null
+   */
+  public ControllerBuilder<T> tracer(ReconcileTracer<? super T> tracer) {
+    this.tracing = new ReconcileTracing<>(Checks.nonNull(tracer, "tracer"));
     return this;
   }
 

@@ -29,8 +29,12 @@ final class ControllerDefaults {
     Clock c = b.clock;
     MetricsProvider p = b.queueMetrics;
     boolean priority = b.priorityQueue;
+    ReconcileTracing<T> tracing = b.tracing;
     return () -> {
       WorkQueueBuilder<T> qb = WorkQueue.<T>builder().name(name).clock(c).metricsProvider(p);
+      if (tracing != null) {
+        qb.tracer(tracing);
+      }
       RateLimiter<? super T> limiter =
           shared != null ? shared : RateLimiters.defaultControllerRateLimiter(c);
       return priority ? qb.buildPriority(limiter) : qb.buildRateLimiting(limiter);

@@ -39,6 +39,8 @@ final class ReconcileStep<T> {
   private final Predicate<? super T> keepReconciling;
   private final ReconcileOutcomes<T> outcomes;
   private final KeptKeys<T> keys;
+  /** Null unless the controller is traced. */
+  private final ReconcileTracing<T> tracing;
 
   ReconcileStep(ControllerBuilder<T> b, Logger log, boolean mdc, ReconcileOutcomes<T> outcomes,
       KeptKeys<T> keys) {
@@ -54,6 +56,7 @@ final class ReconcileStep<T> {
     this.keepReconciling = b.keepReconciling;
     this.outcomes = outcomes;
     this.keys = keys;
+    this.tracing = b.tracing;
   }
 
   /**
@@ -62,17 +65,25 @@ final class ReconcileStep<T> {
    * ContextualReconciler}, or an MDC that keeps values; the MDC's four strings likewise.
    */
   void reconcile(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority) {
+    if (tracing == null) {
+      run(r, slot, key, priority);
+      return;
+    }
+    tracing.start(name, key, requeues(r, key) + 1, log);
+    try {
+      run(r, slot, key, priority);
+    } finally {
+      tracing.end(name, log); // after the outcome's queue calls, before nothing but done
+    }
+  }
+
+  private void run(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority) {
     r.reconciling(key);
     if (plainReconciler != null && !mdc) {
       reconcile(r, slot, key, priority, null);
       return;
     }
-    int requeues;
-    try {
-      requeues = r.queue.numRequeues(key);
-    } catch (RuntimeException e) { // a custom limiter: the reconcile runs all the same
-      requeues = 0;
-    }
+    int requeues = requeues(r, key);
     Context context = new Context(name, reconcileIds.incrementAndGet(), requeues + 1,
         maxRetries >= 0 && requeues >= maxRetries, priority);
     if (!mdc) {
@@ -90,6 +101,14 @@ final class ReconcileStep<T> {
       MDC.remove(ReconcileContext.MDC_KEY);
       MDC.remove(ReconcileContext.MDC_RECONCILE_ID);
       MDC.remove(ReconcileContext.MDC_ATTEMPT);
+    }
+  }
+
+  private static <T> int requeues(ControllerRun<T> r, T key) {
+    try {
+      return r.queue.numRequeues(key);
+    } catch (RuntimeException e) { // a custom limiter: the reconcile runs all the same
+      return 0;
     }
   }
 
@@ -169,6 +188,9 @@ final class ReconcileStep<T> {
         outcomes.panicked();
       }
       backingOff = outcomes.apply(r.queue, key, priority, result, failure);
+      if (tracing != null) {
+        tracing.settled(ReconcileTracing.outcome(result, failure, backingOff), failure);
+      }
       end = clock.nanoTime();
       if (outcomes.timesReconciles()) {
         outcomes.took(end - start);

@@ -138,7 +138,7 @@ public final class ConfigMapController implements AutoCloseable {
     return start(options, out, new EmbeddedApiServer(replicaRequests));
   }
 
-  private static ConfigMapController start(Options options, PrintStream out,
+  static ConfigMapController start(Options options, PrintStream out, // a test's server too
       EmbeddedApiServer server) throws InterruptedException, java.io.IOException {
     ConfigMapController c = new ConfigMapController(options, out, server);
     try {

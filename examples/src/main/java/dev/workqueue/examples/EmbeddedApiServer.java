@@ -1,5 +1,6 @@
 package dev.workqueue.examples;
 
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
@@ -7,6 +8,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import java.net.URI;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * The Kubernetes examples' API server: the toolkit's test fixture {@link MockApiServer}
@@ -14,17 +16,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * watched; a stale update is refused with 409; plain HTTP on the loopback address at a free
  * port; its request log quiet), with an admin client for the example's own changes and the
  * replicas' clients, whose requests a test may record. Nothing to install; it collects no
- * garbage.
+ * garbage. A test may put the examples on another {@link ApiServer} (a real kube-apiserver with
+ * RBAC, its replicas on a ServiceAccount's token).
  */
 final class EmbeddedApiServer implements AutoCloseable {
   private static final URI AWAY = URI.create("http://127.0.0.1:1/cut-off"); // nothing listens
 
-  private final MockApiServer server = new MockApiServer();
-  private final KubernetesClient admin = server.newClient();
+  private final ApiServer server;
+  private final KubernetesClient admin;
   private final Interceptor replicaRequests; // may be null
+  /** A replica's client, its requests through the interceptor it is given. */
+  private final Function<Interceptor, KubernetesClient> replicaClients;
 
   EmbeddedApiServer() {
-    this(null);
+    this((Interceptor) null);
   }
 
   /**
@@ -33,7 +38,25 @@ final class EmbeddedApiServer implements AutoCloseable {
    * (may be null): a test records there what a replica asks the API server for.
    */
   EmbeddedApiServer(Interceptor replicaRequests) {
+    MockApiServer mock = new MockApiServer();
+    this.server = mock;
+    this.admin = mock.newClient();
     this.replicaRequests = replicaRequests;
+    this.replicaClients = mock::newClient;
+  }
+
+  /**
+   * The examples on {@code server}: the example's own changes through {@code admin}, each
+   * replica on a client of {@code replicaClients} (given the interceptor its requests pass
+   * through, which records them into {@code replicaRequests} if that is not null). Closing this
+   * closes {@code server}.
+   */
+  EmbeddedApiServer(ApiServer server, KubernetesClient admin,
+      Function<Interceptor, KubernetesClient> replicaClients, Interceptor replicaRequests) {
+    this.server = server;
+    this.admin = admin;
+    this.replicaRequests = replicaRequests;
+    this.replicaClients = replicaClients;
   }
 
   /** The client of the example's own changes (not a replica's). */
@@ -43,7 +66,7 @@ final class EmbeddedApiServer implements AutoCloseable {
 
   /** A new client of this server; closed with it. */
   KubernetesClient newClient() {
-    return replicaRequests == null ? server.newClient() : server.newClient(replicaRequests);
+    return replicaClients.apply(replicaRequests == null ? new Interceptor() {} : replicaRequests);
   }
 
   /**
@@ -64,7 +87,7 @@ final class EmbeddedApiServer implements AutoCloseable {
         }
       }
     };
-    return server.newClient(recordedThenCut);
+    return replicaClients.apply(recordedThenCut);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.workqueue.kubernetes;
 
 import static dev.workqueue.kubernetes.SecretCopies.NS;
 
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,13 +13,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Replicas of a ConfigMap controller on one Lease ({@code copies-leader}), each on its own
- * client of a mock API server whose Lease calls can be slowed by a second: as when the API
+ * client of an API server (mock or real) whose Lease calls can be slowed by a second: as when the API
  * server is busy for that replica. Stopped together.
  */
 final class FaultReplicas implements AutoCloseable {
   static final long SLOW_LEASE_MILLIS = 1000;
 
-  private final MockApiServer server;
+  private final ApiServer server;
   private final Duration lease;
   private final Duration renew;
   private final Duration retry;
@@ -28,7 +29,7 @@ final class FaultReplicas implements AutoCloseable {
   record Replica(String id, KubernetesController<ConfigMap> controller,
       AtomicBoolean slowLeases) {}
 
-  FaultReplicas(MockApiServer server, Duration lease, Duration renew, Duration retry) {
+  FaultReplicas(ApiServer server, Duration lease, Duration renew, Duration retry) {
     this.server = server;
     this.lease = lease;
     this.renew = renew;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
@@ -21,26 +22,32 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Replicas on one Lease, each with its own client of one mock API server: one reconciles at a
- * time, a crashed leader's Lease is taken over and nothing is lost. The elector ({@link
- * LeaseElector}) runs on real time, so the durations are short and the waits use Awaitility.
+ * time, a crashed leader's Lease is taken over and nothing is lost; the failover runs on a real
+ * kube-apiserver too ({@link ApiServers}). The elector ({@link LeaseElector}) runs on real time,
+ * so the durations are short and the waits use Awaitility.
  */
 @Timeout(120)
+@ExtendWith(ApiServers.class)
 class LeaderElectionTest {
   private static final Duration LEASE = Duration.ofSeconds(3);
   private static final Duration RENEW = Duration.ofSeconds(2);
   private static final Duration RETRY = Duration.ofMillis(250);
   private static final int OBJECTS = 20;
 
-  private final MockApiServer server = new MockApiServer();
-  private final KubernetesClient admin = server.newClient();
+  private ApiServer server = new MockApiServer(); // a real one for the tests that ask: on(kind)
+  private KubernetesClient admin = server.newClient();
   private final SecretCopies.Checker checker = new SecretCopies.Checker();
   private final List<Replica> replicas = new ArrayList<>();
 
@@ -60,10 +67,18 @@ class LeaderElectionTest {
     server.close();
   }
 
-  @ParameterizedTest(name = "{0} replicas, the leader's requests {1}")
-  @CsvSource({"2, refused", "3, refused", "2, hang"})
-  void oneReplicaReconcilesAtATime_andACrashedLeaderIsReplaced_losingNothing(int count,
-      String cut) throws Exception {
+  static Stream<Arguments> failovers() {
+    return Stream.of(ApiServers.Kind.values()).flatMap(kind -> Stream.of(
+        Arguments.of(kind, 2, "refused"), Arguments.of(kind, 3, "refused"),
+        Arguments.of(kind, 2, "hang")));
+  }
+
+  @ParameterizedTest(name = "{0} server: {1} replicas, the leader's requests {2}")
+  @MethodSource("failovers")
+  @Tag(ApiServers.TAG)
+  void oneReplicaReconcilesAtATime_andACrashedLeaderIsReplaced_losingNothing(
+      ApiServers.Kind kind, int count, String cut) throws Exception {
+    on(kind);
     for (int i = 0; i < OBJECTS; i++) {
       admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
     }
@@ -218,6 +233,16 @@ class LeaderElectionTest {
   }
 
   // ---- helpers ----
+
+  /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
+  private void on(ApiServers.Kind kind) {
+    ApiServers.assumeEnabled(kind);
+    if (kind != ApiServers.Kind.MOCK) {
+      server.close();
+      server = ApiServers.start(kind, NS);
+      admin = server.newClient();
+    }
+  }
 
   private List<Replica> leaders() {
     return replicas.stream().filter(r -> r.controller().isLeading()).toList();

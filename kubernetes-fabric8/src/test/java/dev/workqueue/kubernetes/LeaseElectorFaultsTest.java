@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Result;
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -19,26 +20,33 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The elector under the faults users met (issue #35), each replica on its own client of one
  * mock API server: a slow first call with a long start, a Lease without a spec, and a Lease
- * deleted or taken by another holder while its leader is busy.
+ * deleted or taken by another holder while its leader is busy (on a real kube-apiserver too:
+ * {@link ApiServers}).
  */
 @Timeout(120)
+@ExtendWith(ApiServers.class)
 class LeaseElectorFaultsTest {
   private static final Duration LEASE = Duration.ofSeconds(3);
   private static final Duration RENEW = Duration.ofSeconds(2);
   private static final Duration RETRY = Duration.ofMillis(250);
   private static final String LEASE_NAME = "copies-leader";
 
-  private final MockApiServer server = new MockApiServer();
-  private final KubernetesClient admin = server.newClient();
+  private ApiServer server = new MockApiServer(); // a real one for the tests that ask: on(kind)
+  private KubernetesClient admin = server.newClient();
   private final List<AutoCloseable> toStop = new ArrayList<>();
 
   @AfterEach
@@ -161,10 +169,17 @@ class LeaseElectorFaultsTest {
    * renewal comes after the new leader started; its watch is not slowed. Several hand-overs
    * per case, each leader in turn.
    */
-  @ParameterizedTest(name = "the Lease {0}")
-  @ValueSource(strings = {"deleted", "taken"})
-  void aLeaseDeletedOrTakenWhileLeading_stopsTheOldLeaderBeforeTheNewOneReconciles(String fault)
-      throws Exception {
+  static Stream<Arguments> leaseFaults() {
+    return Stream.of(ApiServers.Kind.values()).flatMap(kind -> Stream.of(
+        Arguments.of(kind, "deleted"), Arguments.of(kind, "taken")));
+  }
+
+  @ParameterizedTest(name = "{0} server: the Lease {1}")
+  @MethodSource("leaseFaults")
+  @Tag(ApiServers.TAG)
+  void aLeaseDeletedOrTakenWhileLeading_stopsTheOldLeaderBeforeTheNewOneReconciles(
+      ApiServers.Kind kind, String fault) throws Exception {
+    on(kind);
     for (int i = 0; i < 6; i++) {
       admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
     }
@@ -209,6 +224,16 @@ class LeaseElectorFaultsTest {
       assertEquals(List.of(), timeline.overlapping(mark, old.id()),
           "run " + run + ": " + old.id() + " reconciled after the new leader began");
       old.slowLeases().set(false);
+    }
+  }
+
+  /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
+  private void on(ApiServers.Kind kind) {
+    ApiServers.assumeEnabled(kind);
+    if (kind != ApiServers.Kind.MOCK) {
+      server.close();
+      server = ApiServers.start(kind, NS);
+      admin = server.newClient();
     }
   }
 

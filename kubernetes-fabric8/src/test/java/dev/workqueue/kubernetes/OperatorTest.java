@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Controller;
 import dev.workqueue.controller.Result;
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
@@ -29,24 +30,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Two controllers in one {@link Operator}, on the mock API server with a client per replica:
  * one informer per type (counted in the requests the client sends), one Lease for both, and a
- * failover that moves both controllers at once. The SIGTERM path is {@link
- * OperatorShutdownTest}.
+ * failover that moves both controllers at once (on a real kube-apiserver too: {@link
+ * ApiServers}). The SIGTERM path is {@link OperatorShutdownTest}.
  */
 @Timeout(120)
+@ExtendWith(ApiServers.class)
 class OperatorTest {
   private static final Duration LEASE = Duration.ofSeconds(3);
   private static final Duration RENEW = Duration.ofSeconds(2);
   private static final Duration RETRY = Duration.ofMillis(250);
   private static final int OBJECTS = 10;
 
-  private final MockApiServer server = new MockApiServer();
-  private final KubernetesClient admin = server.newClient();
+  private ApiServer server = new MockApiServer(); // a real one for the tests that ask: on(kind)
+  private KubernetesClient admin = server.newClient();
   private final SecretCopies.Checker checker = new SecretCopies.Checker(); // every replica's
   private final Map<String, AtomicInteger> reconciles = new ConcurrentHashMap<>(); // replica/ctl
   private final List<Replica> replicas = new ArrayList<>();
@@ -113,9 +119,12 @@ class OperatorTest {
     assertFalse(a.operator().health().isReady(), "stopped: not ready");
   }
 
-  @Test
-  void twoReplicasOfTwoControllers_oneLeadsBoth_andWhenItIsCutOffTheOtherTakesOverBoth()
-      throws Exception {
+  @ParameterizedTest(name = "{0} server")
+  @EnumSource(ApiServers.Kind.class)
+  @Tag(ApiServers.TAG)
+  void twoReplicasOfTwoControllers_oneLeadsBoth_andWhenItIsCutOffTheOtherTakesOverBoth(
+      ApiServers.Kind kind) throws Exception {
+    on(kind);
     for (int i = 0; i < OBJECTS; i++) {
       admin.configMaps().inNamespace(NS).resource(SecretCopies.source("cm-" + i, "v1")).create();
     }
@@ -170,6 +179,16 @@ class OperatorTest {
   }
 
   // ---- helpers ----
+
+  /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
+  private void on(ApiServers.Kind kind) {
+    ApiServers.assumeEnabled(kind);
+    if (kind != ApiServers.Kind.MOCK) {
+      server.close();
+      server = ApiServers.start(kind, NS);
+      admin = server.newClient();
+    }
+  }
 
   /**
    * A replica: an operator of two controllers on {@code client}, "copies" (a Secret for each

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Result;
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
@@ -25,25 +26,30 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Sharded replicas on one mock API server, each with its own client: they split 3,000 objects
  * evenly, a fourth replica joining and one leaving move about 1/n of the keys, a replica cut
  * off from the server loses its keys once its Lease expires, every object converges, and no
  * key is ever reconciled by two replicas at once (a checker over every reconcile's start and
- * end).
+ * end). The same on a real kube-apiserver ({@link ApiServers}).
  */
 @Timeout(180)
+@ExtendWith(ApiServers.class)
 class ShardingTest {
   private static final int OBJECTS = 3000;
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final Duration RENEW = Duration.ofMillis(1500);
   private static final Duration RETRY = Duration.ofMillis(250);
 
-  private final MockApiServer server = new MockApiServer();
-  private final KubernetesClient admin = server.newClient();
+  private ApiServer server = new MockApiServer(); // a real one for the tests that ask: on(kind)
+  private KubernetesClient admin = server.newClient();
   private final Map<String, Replica> replicas = new LinkedHashMap<>();
   /** Key to the replica reconciling it now. */
   private final Map<String, String> reconciling = new ConcurrentHashMap<>();
@@ -70,6 +76,16 @@ class ShardingTest {
     }
     server.close();
     await().atMost(Duration.ofSeconds(10)).until(() -> ToolkitThreads.alive().isEmpty());
+  }
+
+  /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
+  private void on(ApiServers.Kind kind) {
+    ApiServers.assumeEnabled(kind);
+    if (kind != ApiServers.Kind.MOCK) {
+      server.close();
+      server = ApiServers.start(kind, NS);
+      admin = server.newClient();
+    }
   }
 
   private Replica start(String id) throws InterruptedException {
@@ -168,9 +184,12 @@ class ShardingTest {
         / (double) OBJECTS;
   }
 
-  @Test
-  void threeReplicasSplitTheKeys_aJoinALeaveAndACutOffMoveAboutOneNth_neverTwoOnOneKey()
-      throws Exception {
+  @ParameterizedTest(name = "{0} server")
+  @EnumSource(ApiServers.Kind.class)
+  @Tag(ApiServers.TAG)
+  void threeReplicasSplitTheKeys_aJoinALeaveAndACutOffMoveAboutOneNth_neverTwoOnOneKey(
+      ApiServers.Kind kind) throws Exception {
+    on(kind);
     for (int i = 0; i < OBJECTS; i++) {
       ConfigMap cm = admin.configMaps().inNamespace(NS)
           .resource(SecretCopies.source("cm-" + i, "v1")).create();
@@ -252,8 +271,8 @@ class ShardingTest {
     assertTrue(!cutHealth.isReady(), "a member that cannot renew starts nothing: not ready");
 
     assertEquals(List.of(), violations, "no key reconciled by two replicas at once");
-    System.out.printf("Sharding on the mock API server: %d objects; join moved %.3f, leave"
-        + " %.3f (1/4 = 0.25); leave handed over in %.2f s (lease %s)%n", OBJECTS, joinMoved,
+    System.out.printf("Sharding on the %s API server: %d objects; join moved %.3f, leave"
+        + " %.3f (1/4 = 0.25); leave handed over in %.2f s (lease %s)%n", kind, OBJECTS, joinMoved,
         leaveMoved, leaveSeconds, LEASE);
   }
 

@@ -64,11 +64,12 @@ import java.util.logging.Logger;
  * </ul>
  *
  * It does refuse a stale-resourceVersion update and a second create with 409 Conflict, as a real
- * API server does, which leader election relies on.
+ * API server does, which leader election relies on. A test that must see what the mock cannot
+ * runs on {@link RealApiServer}; a test written against {@link ApiServer} runs on both.
  *
  * <p>Thread-safe. {@link #close()} closes every client and link made here, then the server.
  */
-public final class MockApiServer implements AutoCloseable {
+public final class MockApiServer implements ApiServer {
   /** Held: JUL keeps loggers weakly, and a collected one would forget its level. */
   private static final Logger MOCK_SERVER_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
@@ -82,8 +83,7 @@ public final class MockApiServer implements AutoCloseable {
   private final List<KubernetesClient> clients = new ArrayList<>(); // guarded by this
   private final List<ApiServerLink> links = new ArrayList<>(); // guarded by this
   private KubernetesClient seeder; // guarded by this; made on the first create
-  private ServerSocket blackHole; // guarded by this; made on the first hanging client
-  private final List<Socket> held = new ArrayList<>(); // guarded by itself
+  private BlackHole blackHole; // guarded by this; made on the first hanging client
 
   /** Starts a server, empty, on the loopback address at a free port. */
   public MockApiServer() {
@@ -122,6 +122,7 @@ public final class MockApiServer implements AutoCloseable {
    * @throws io.fabric8.kubernetes.client.KubernetesClientException if the server refuses it
    *     (409 if it exists already)
    */
+  @Override
   public <T extends HasMetadata> T create(T object) {
     Objects.requireNonNull(object, "object");
     return seeder().resource(object).create();
@@ -154,6 +155,7 @@ public final class MockApiServer implements AutoCloseable {
    *
    * @return the client
    */
+  @Override
   public synchronized KubernetesClient newClient() {
     KubernetesClient c = server.createClient();
     clients.add(c);
@@ -168,6 +170,7 @@ public final class MockApiServer implements AutoCloseable {
    * @param interceptor sees each request before it is sent, on the calling thread
    * @return the client
    */
+  @Override
   public synchronized KubernetesClient newClient(Interceptor interceptor) {
     Objects.requireNonNull(interceptor, "interceptor");
     KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
@@ -239,6 +242,7 @@ public final class MockApiServer implements AutoCloseable {
    * @param partitioned read as each request is sent: set, the request fails
    * @return the client
    */
+  @Override
   public synchronized KubernetesClient newClient(AtomicBoolean partitioned) {
     return newClient(partitioned, false);
   }
@@ -252,18 +256,14 @@ public final class MockApiServer implements AutoCloseable {
    * @param hang whether a cut-off request hangs (until the client's timeouts) rather than fail
    * @return the client
    */
+  @Override
   public synchronized KubernetesClient newClient(AtomicBoolean partitioned, boolean hang) {
     Objects.requireNonNull(partitioned, "partitioned");
-    String away = hang ? "http://127.0.0.1:" + blackHole() + "/partitioned"
-        : "http://127.0.0.1:1/partitioned";
-    Interceptor cut = new Interceptor() {
-      @Override
-      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
-        if (partitioned.get()) {
-          builder.uri(URI.create(away));
-        }
-      }
-    };
+    if (hang && blackHole == null) {
+      blackHole = new BlackHole();
+    }
+    Interceptor cut = FaultInterceptors.partition(partitioned,
+        hang ? blackHole.uri() : FaultInterceptors.REFUSED);
     KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
         h -> h.addOrReplaceInterceptor("partition", cut)));
     clients.add(c);
@@ -279,21 +279,9 @@ public final class MockApiServer implements AutoCloseable {
    * @param delayMillis how long to hold each request, in milliseconds; 0 or less sends it at once
    * @return the client
    */
+  @Override
   public synchronized KubernetesClient newClient(ToLongFunction<HttpRequest> delayMillis) {
-    Objects.requireNonNull(delayMillis, "delayMillis");
-    Interceptor slow = new Interceptor() {
-      @Override
-      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
-        long millis = delayMillis.applyAsLong(request);
-        if (millis > 0) {
-          try {
-            Thread.sleep(millis);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the caller gave up on the request
-          }
-        }
-      }
-    };
+    Interceptor slow = FaultInterceptors.delay(delayMillis);
     KubernetesClient c = server.createClient(b -> b.withHttpClientBuilderConsumer(
         h -> h.addOrReplaceInterceptor("slow", slow)));
     clients.add(c);
@@ -311,33 +299,6 @@ public final class MockApiServer implements AutoCloseable {
     return request.uri().getPath().contains("/leases");
   }
 
-  /** A loopback port that accepts connections, reads nothing and never answers. */
-  private int blackHole() {
-    if (blackHole == null) {
-      try {
-        blackHole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      ServerSocket listener = blackHole;
-      Thread t = new Thread(() -> {
-        while (!listener.isClosed()) {
-          try {
-            Socket s = listener.accept();
-            synchronized (held) {
-              held.add(s);
-            }
-          } catch (IOException e) {
-            return; // closed
-          }
-        }
-      }, "test-black-hole");
-      t.setDaemon(true);
-      t.start();
-    }
-    return blackHole.getLocalPort();
-  }
-
   /**
    * Closes every client and link made here, then the server. The mock server waits at most
    * 10 s for its HTTP server to let go of its connections and then throws; that is logged here,
@@ -353,16 +314,7 @@ public final class MockApiServer implements AutoCloseable {
       LOG.log(Level.WARNING, "the mock API server did not close in time", e);
     }
     if (blackHole != null) {
-      try {
-        blackHole.close();
-        synchronized (held) {
-          for (Socket s : held) {
-            s.close();
-          }
-        }
-      } catch (IOException e) {
-        // closing anyway
-      }
+      blackHole.close();
     }
   }
 }

@@ -64,6 +64,19 @@ final class ApiServers implements BeforeAllCallback {
   }
 
   /**
+   * The server a test of {@code kind} runs on: {@code mock}, which the test made beforehand, or
+   * a real one started in its place (the mock closed); skips the test if that kind is off.
+   */
+  static ApiServer on(Kind kind, ApiServer mock, String namespace) {
+    assumeEnabled(kind);
+    if (kind == Kind.MOCK) {
+      return mock;
+    }
+    mock.close();
+    return start(kind, namespace);
+  }
+
+  /**
    * Starts the real server {@code builder} describes with {@code namespaces} made, or skips the
    * test if the real server is off.
    */

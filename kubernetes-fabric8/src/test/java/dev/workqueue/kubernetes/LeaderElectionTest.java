@@ -236,12 +236,9 @@ class LeaderElectionTest {
 
   /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
   private void on(ApiServers.Kind kind) {
-    ApiServers.assumeEnabled(kind);
-    if (kind != ApiServers.Kind.MOCK) {
-      server.close();
-      server = ApiServers.start(kind, NS);
-      admin = server.newClient();
-    }
+    ApiServer mock = server;
+    server = ApiServers.on(kind, mock, NS);
+    admin = server == mock ? admin : server.newClient();
   }
 
   private List<Replica> leaders() {

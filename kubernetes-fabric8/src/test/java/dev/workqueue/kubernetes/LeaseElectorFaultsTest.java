@@ -229,12 +229,9 @@ class LeaseElectorFaultsTest {
 
   /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
   private void on(ApiServers.Kind kind) {
-    ApiServers.assumeEnabled(kind);
-    if (kind != ApiServers.Kind.MOCK) {
-      server.close();
-      server = ApiServers.start(kind, NS);
-      admin = server.newClient();
-    }
+    ApiServer mock = server;
+    server = ApiServers.on(kind, mock, NS);
+    admin = server == mock ? admin : server.newClient();
   }
 
   /** The admin writes another holder into the Lease, again if a renewal came in between. */

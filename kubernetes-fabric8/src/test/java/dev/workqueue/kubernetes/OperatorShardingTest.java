@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.controller.Result;
+import dev.workqueue.kubernetes.testing.ApiServer;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.metrics.ControllerMetricsProvider;
 import dev.workqueue.testing.RecordingMetricsProvider;
@@ -30,17 +31,22 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A sharded {@link Operator} of two controllers (ConfigMaps and Secrets), three replicas on the
  * mock API server, each with its own client: one Lease per replica in the one ring, every key
  * of both types reconciled by its owner and never by two replicas at once (a checker over every
  * reconcile's start and end), the ring's metrics counted over both controllers; a replica that
- * stops hands the keys of both controllers over, and so does one cut off from the server.
+ * stops hands the keys of both controllers over, and so does one cut off from the server. The
+ * same on a real kube-apiserver ({@link ApiServers}).
  */
 @Timeout(180)
+@ExtendWith(ApiServers.class)
 class OperatorShardingTest {
   private static final int OBJECTS = 150; // of each type, named alike: obj-0 .. obj-149
   private static final String RING = "ops";
@@ -48,8 +54,8 @@ class OperatorShardingTest {
   private static final Duration RENEW = Duration.ofMillis(1500);
   private static final Duration RETRY = Duration.ofMillis(250);
 
-  private final MockApiServer server = new MockApiServer();
-  private final KubernetesClient admin = server.newClient();
+  private ApiServer server = new MockApiServer(); // a real one for the tests that ask: on(kind)
+  private KubernetesClient admin = server.newClient();
   private final Map<String, Replica> replicas = new LinkedHashMap<>();
   /** "Kind ns/name" to the replica reconciling it now. */
   private final Map<String, String> reconciling = new ConcurrentHashMap<>();
@@ -73,6 +79,13 @@ class OperatorShardingTest {
     }
     server.close();
     await().atMost(Duration.ofSeconds(10)).until(() -> ToolkitThreads.alive().isEmpty());
+  }
+
+  /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
+  private void on(ApiServers.Kind kind) {
+    ApiServer mock = server;
+    server = ApiServers.on(kind, mock, NS);
+    admin = server == mock ? admin : server.newClient();
   }
 
   private <R extends HasMetadata> ObjectReconciler<R> reconciler(String id, String kind) {
@@ -180,9 +193,12 @@ class OperatorShardingTest {
         .getItems().stream().map(l -> l.getMetadata().getName()).sorted().toList();
   }
 
-  @Test
-  void threeReplicasOfTwoControllers_oneRing_eachKeyOnItsOwner_andAStopOrCutOffMovesBoth()
-      throws Exception {
+  @ParameterizedTest(name = "{0} server")
+  @EnumSource(ApiServers.Kind.class)
+  @Tag(ApiServers.TAG)
+  void threeReplicasOfTwoControllers_oneRing_eachKeyOnItsOwner_andAStopOrCutOffMovesBoth(
+      ApiServers.Kind kind) throws Exception {
+    on(kind);
     write("v1");
     for (String id : List.of("replica-a", "replica-b", "replica-c")) {
       start(id);

@@ -80,12 +80,9 @@ class ShardingTest {
 
   /** Runs the test on a server of {@code kind}: the mock made for every test, or a real one. */
   private void on(ApiServers.Kind kind) {
-    ApiServers.assumeEnabled(kind);
-    if (kind != ApiServers.Kind.MOCK) {
-      server.close();
-      server = ApiServers.start(kind, NS);
-      admin = server.newClient();
-    }
+    ApiServer mock = server;
+    server = ApiServers.on(kind, mock, NS);
+    admin = server == mock ? admin : server.newClient();
   }
 
   private Replica start(String id) throws InterruptedException {

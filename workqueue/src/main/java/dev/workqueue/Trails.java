@@ -132,7 +132,7 @@ final class Trails<T> {
     Object context;
     try {
       context = tracer.onAdd(item, delayNanos <= 0 ? Duration.ZERO : Duration.ofNanos(delayNanos));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed("the tracer's onAdd", e);
       return null;
     }
@@ -156,7 +156,7 @@ final class Trails<T> {
   private void append(Map<T, Trail> trails, T item, Mark m) {
     try {
       trails.computeIfAbsent(item, k -> new Trail()).add(m, limit);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed("recording a traced add (the item's equals or hashCode)", e);
     }
   }
@@ -171,7 +171,7 @@ final class Trails<T> {
       if (w != null) {
         pending.computeIfAbsent(item, k -> new Trail()).addAll(w, limit);
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed("moving a due add's trace (the item's equals or hashCode)", e);
     }
   }
@@ -183,7 +183,7 @@ final class Trails<T> {
     }
     try {
       waiting.remove(item);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed("dropping a cancelled add's trace (the item's equals or hashCode)", e);
     }
   }
@@ -202,7 +202,7 @@ final class Trails<T> {
       }
       t.readySince = readySince;
       handedOut.put(item, t);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed("handing out a traced item (its equals or hashCode)", e);
     }
   }
@@ -214,7 +214,7 @@ final class Trails<T> {
       if (t != null) {
         tracer.onHandOut(item, toHandOut(t, clock.nanoTime()));
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed("the tracer's onHandOut", e);
     }
   }
@@ -229,9 +229,16 @@ final class Trails<T> {
         Duration.ofNanos(Math.max(0, now - t.readySince)));
   }
 
-  /** Logged at warn once per queue, at debug after: with or without the lock. */
-  private void failed(String what, RuntimeException e) {
-    if (!warned) {
+  /**
+   * Logged at warn once per queue, at debug after (an {@code Error} at error, every time): with
+   * or without the lock. An {@code Error} is not thrown on, as at each call the queue's own
+   * change is complete or not begun, and the trace is all it costs: thrown on, it would leave an
+   * item processing that no caller holds, or a consumer unwoken.
+   */
+  private void failed(String what, Throwable e) {
+    if (e instanceof Error) {
+      log.error("queue {}: {} threw; the add or take goes on without its trace", name, what, e);
+    } else if (!warned) {
       warned = true;
       log.warn("queue {}: {} threw; the add or take goes on without its trace (logged at warn"
           + " once per queue, at debug after)", name, what, e);

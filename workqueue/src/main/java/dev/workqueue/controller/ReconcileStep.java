@@ -73,7 +73,7 @@ final class ReconcileStep<T> {
     try {
       run(r, slot, key, priority);
     } finally {
-      tracing.end(name, log); // after the outcome's queue calls, before nothing but done
+      tracing.end(name, log); // ended in settle before done; here only if run threw before
     }
   }
 
@@ -206,6 +206,9 @@ final class ReconcileStep<T> {
       }
     } finally {
       afterOutcome(r, key, priority, backingOff);
+      if (tracing != null) {
+        tracing.end(name, log); // the span covers the outcome's queue calls, and ends before done
+      }
       outcomes.done(r.queue, key);
       slot.ended(end != LiveRuns.NEVER ? end : clock.nanoTime()); // one reading if all went well
     }

@@ -5,6 +5,7 @@ import dev.workqueue.trace.QueueTracer;
 import dev.workqueue.trace.ReconcileTracer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 
 /**
@@ -28,7 +29,10 @@ final class ReconcileTracing<T> implements QueueTracer<T> {
   }
 
   private final ReconcileTracer<? super T> tracer;
-  private final ThreadLocal<HandOut> handOuts = new ThreadLocal<>();
+  /** The last hand-out on this thread and its key. */
+  private record Taken(Object key, HandOut handOut) {}
+
+  private final ThreadLocal<Taken> handOuts = new ThreadLocal<>();
   private final ThreadLocal<Current> current = new ThreadLocal<>();
   private volatile boolean warned;
 
@@ -43,7 +47,7 @@ final class ReconcileTracing<T> implements QueueTracer<T> {
 
   @Override
   public void onHandOut(T item, HandOut handOut) {
-    handOuts.set(handOut);
+    handOuts.set(new Taken(item, handOut)); // replaces one that no reconcile took
   }
 
   @Override
@@ -51,16 +55,21 @@ final class ReconcileTracing<T> implements QueueTracer<T> {
     return tracer.maxCarried();
   }
 
-  /** Before the reconciler runs, on the worker's thread. */
+  /**
+   * Before the reconciler runs, on the worker's thread. The thread's last hand-out is this
+   * key's unless the worker took a key it did not reconcile since (deferred behind a run of
+   * the key elsewhere, or taken while the controller stopped): then it reports none.
+   */
   void start(String controller, T key, int attempt, Logger log) {
-    HandOut h = handOuts.get();
+    Taken taken = handOuts.get();
     handOuts.remove();
+    HandOut h = taken != null && Objects.equals(taken.key(), key) ? taken.handOut() : null;
     Current c = new Current();
     try {
       ReconcileTracer.Reconcile span =
           tracer.onReconcile(controller, key, attempt, h != null ? h : NONE);
       c.span = span != null ? span : NOOP;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // an Error too: the reconcile and its done must run
       failed(log, controller, "onReconcile", e);
     }
     current.set(c);
@@ -84,13 +93,16 @@ final class ReconcileTracing<T> implements QueueTracer<T> {
     }
     try {
       c.span.end(c.outcome, c.failure);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failed(log, controller, "end", e);
     }
   }
 
-  private void failed(Logger log, String controller, String what, RuntimeException e) {
-    if (!warned) {
+  private void failed(Logger log, String controller, String what, Throwable e) {
+    if (e instanceof Error) {
+      log.error("controller {}: the reconcile tracer's {} threw; the reconcile goes on",
+          controller, what, e);
+    } else if (!warned) {
       warned = true;
       log.warn("controller {}: the reconcile tracer's {} threw; the reconcile goes on (logged"
           + " once per controller)", controller, what, e);

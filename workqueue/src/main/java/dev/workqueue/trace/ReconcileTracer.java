@@ -11,9 +11,13 @@ import java.time.Duration;
  *
  * <p>The adds a reconcile covers are those its queue's hand-out covers (see {@link
  * QueueTracer}). Only the controller's default queue is traced: with {@code queue(factory)} the
- * reconciles are bracketed with no adds. A key handed back unreconciled (a stop without drain)
- * is not reported; its adds are lost to the trace. What the methods throw is logged and
- * ignored: the reconcile and its outcome go on.
+ * reconciles are bracketed with no adds. A key handed out and not reconciled then (a stop
+ * without drain, a key deferred behind its own run on another worker, keys kept while the
+ * controller was stopped) is queued again as a new add: the adds of that hand-out are lost to
+ * the trace, and the reconcile that follows carries the new add only. {@link Reconcile#end}
+ * runs before the key's {@code done}, so the spans of one key never overlap. What the methods
+ * throw, an {@code Error} included, is logged and ignored: the reconcile, its outcome and its
+ * {@code done} go on.
  *
  * @param <T> the key type
  */

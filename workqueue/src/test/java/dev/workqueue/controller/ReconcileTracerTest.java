@@ -151,6 +151,82 @@ class ReconcileTracerTest {
   }
 
   @Test
+  void aTracerThrowingAnError_costsNoReconcile_andLeavesNoKeyProcessing() throws Exception {
+    BlockingQueue<String> done = new LinkedBlockingQueue<>();
+    controller = Controller.<String>builder("ctl").clock(clock)
+        .tracer(new ReconcileTracer<String>() {
+          @Override
+          public Object onAdd(String key, Duration delay) {
+            return null;
+          }
+
+          @Override
+          public Reconcile onReconcile(String name, String key, int attempt, HandOut h) {
+            throw new NoClassDefFoundError("an optional tracing library is missing");
+          }
+        })
+        .reconciler(key -> {
+          done.add(key);
+          return dev.workqueue.controller.Result.success();
+        }).build();
+    controller.start();
+    controller.add("c");
+    assertEquals("c", done.poll(10, SECONDS), "reconciled despite the tracer's Error");
+    controller.add("c");
+    assertEquals("c", done.poll(10, SECONDS), "and again: the key was done");
+  }
+
+  @Test
+  void theSpanEnds_beforeDone_soAnAddHeldDuringTheReconcileIsNotYetInLine() throws Exception {
+    BlockingQueue<Integer> queuedAtEnd = new LinkedBlockingQueue<>();
+    controller = Controller.<String>builder("ctl").clock(clock).workers(1)
+        .tracer(new ReconcileTracer<String>() {
+          @Override
+          public Object onAdd(String key, Duration delay) {
+            return null;
+          }
+
+          @Override
+          public Reconcile onReconcile(String name, String key, int attempt, HandOut h) {
+            return (outcome, failure) -> queuedAtEnd.add(controller.status().queued());
+          }
+        })
+        .reconciler(key -> {
+          if (calls.incrementAndGet() == 1) {
+            controller.add(key); // held while processing: done puts it in line
+          }
+          return dev.workqueue.controller.Result.success();
+        }).build();
+    controller.start();
+    controller.add("a");
+    assertEquals(0, queuedAtEnd.poll(10, SECONDS), "the span ended after done");
+    assertEquals(0, queuedAtEnd.poll(10, SECONDS)); // the held add's own reconcile
+  }
+
+  @Test
+  void aHandOutThatNoReconcileTook_isNotReportedForTheNextKey() {
+    List<HandOut> seen = new ArrayList<>();
+    ReconcileTracing<String> tracing = new ReconcileTracing<>(new ReconcileTracer<String>() {
+      @Override
+      public Object onAdd(String key, Duration delay) {
+        return null;
+      }
+
+      @Override
+      public Reconcile onReconcile(String name, String key, int attempt, HandOut h) {
+        seen.add(h);
+        return (outcome, failure) -> {};
+      }
+    });
+    HandOut ofA = new HandOut(List.of(new CarriedAdd("event-a", Duration.ZERO, Duration.ZERO)),
+        0, Duration.ZERO);
+    tracing.onHandOut("a", ofA); // "a" was handed out and deferred: no reconcile took it
+    tracing.start("ctl", "b", 1, org.slf4j.LoggerFactory.getLogger(getClass()));
+    tracing.end("ctl", org.slf4j.LoggerFactory.getLogger(getClass()));
+    assertEquals(List.of(), seen.get(0).carried(), "b's reconcile carries none of a's adds");
+  }
+
+  @Test
   void tracer_null_isRejectedByName() {
     NullPointerException e = assertThrows(NullPointerException.class,
         () -> Controller.<String>builder("ctl").tracer(null));

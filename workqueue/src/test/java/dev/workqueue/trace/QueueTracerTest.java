@@ -237,6 +237,28 @@ class QueueTracerTest {
   }
 
   @Test
+  void aTracerThrowingAnError_costsTheTraceOnly_theItemIsHandedOutAndEnds() throws Exception {
+    WorkQueue<String> q = WorkQueue.<String>builder().clock(clock).tracer(new QueueTracer<>() {
+      @Override
+      public Object onAdd(String item, Duration delay) {
+        throw new AssertionError("an Error from the tracer's onAdd");
+      }
+
+      @Override
+      public void onHandOut(String item, HandOut handOut) {
+        throw new NoClassDefFoundError("an Error from the tracer's onHandOut");
+      }
+    }).build();
+    q.add("a");
+    assertEquals("a", take(q), "the item is handed out, not lost with the Error");
+    q.add("a"); // held until done
+    q.done("a");
+    assertEquals("a", take(q));
+    q.done("a");
+    assertEquals(0, q.size());
+  }
+
+  @Test
   void tracer_null_isRejectedByName() {
     NullPointerException e =
         assertThrows(NullPointerException.class, () -> WorkQueue.<String>builder().tracer(null));

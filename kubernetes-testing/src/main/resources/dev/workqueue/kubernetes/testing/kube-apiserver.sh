@@ -22,6 +22,8 @@
 #   WORKQUEUE_APISERVER_CACHE   where the built binary and the Go build cache live, keyed by the
 #                               Debian package version (default ~/.cache/workqueue-toolkit/kube-apiserver)
 #   WORKQUEUE_KUBE_APISERVER    a kube-apiserver binary to use as is: no build, no apt
+#   WORKQUEUE_DEBIAN_MIRROR     where apt gets the source package (default: the mirror the
+#                               machine's own apt sources use for bookworm)
 #
 # Every failure names its step on stderr ("kube-apiserver.sh: <step>: ...") and exits non-zero.
 set -euo pipefail
@@ -71,15 +73,35 @@ provision() {
   echo "$bin"
 }
 
+# The mirror the machine's own apt sources use for bookworm (so a local mirror or proxy serves the
+# source packages too), or WORKQUEUE_DEBIAN_MIRROR.
+debian_uri() {
+  if [[ -n "${WORKQUEUE_DEBIAN_MIRROR:-}" ]]; then
+    echo "$WORKQUEUE_DEBIAN_MIRROR"
+    return
+  fi
+  local uri
+  uri="$(awk '/^$/ { u = "" } /^URIs:/ { u = $2 }
+    /^Suites:/ && / bookworm( |$)/ && u != "" { print u; exit }' \
+    /etc/apt/sources.list.d/*.sources 2>/dev/null)"
+  if [[ -z "$uri" ]]; then
+    uri="$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)"
+  fi
+  [[ -n "$uri" ]] || fail apt "no Debian bookworm source in /etc/apt/sources.list(.d); set WORKQUEUE_DEBIAN_MIRROR"
+  echo "$uri"
+}
+
 install_packages() {
   command -v apt-get >/dev/null || fail apt "no apt-get: this machine is not Debian-like; build kube-apiserver $KUBE_VERSION yourself and set WORKQUEUE_KUBE_APISERVER"
   [[ "$(id -u)" == 0 ]] || fail apt "installing ${APT_PACKAGES[*]} needs root; run '$SELF provision' once as root, or set WORKQUEUE_KUBE_APISERVER"
   local sources=/etc/apt/sources.list.d/workqueue-toolkit-src.sources
   if [[ ! -f "$sources" ]]; then
-    log "adding Debian bookworm source packages ($sources)"
+    local uri
+    uri="$(debian_uri)"
+    log "adding Debian bookworm source packages from $uri ($sources)"
     cat >"$sources" <<EOF
 Types: deb-src
-URIs: ${WORKQUEUE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+URIs: $uri
 Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.workqueue.clock.FakeClock;
+import dev.workqueue.testsupport.StressScale;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ class ShardRingSimulationTest {
   private static final long RENEW_DEADLINE = Duration.ofSeconds(10).toNanos();
   private static final long RETRY = Duration.ofSeconds(2).toNanos();
   private static final long STEP = 250 * MS;
-  private static final int KEYS = 100_000;
+  /** 20,000 by default (each change moves ~1,000 keys per member); -Plong: 100,000 and up. */
+  private static final int KEYS = 20_000 * Math.min(5, StressScale.factor());
   private static final int WORKERS = 4;
 
   private final FakeClock clock = new FakeClock();

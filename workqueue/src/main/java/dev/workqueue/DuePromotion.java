@@ -67,7 +67,6 @@ final class DuePromotion<T> {
     this.trails = trails;
   }
 
-
   /** Whether the waiting room's head is due at {@code now}. */
   boolean anyDue(long now) {
     return !waiting.isEmpty() && TimeMath.reached(now, waiting.headReadyAt());

@@ -66,24 +66,34 @@ final class ReconcileStep<T> {
    */
   void reconcile(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority) {
     if (tracing == null) {
-      run(r, slot, key, priority);
+      run(r, slot, key, priority, -1);
       return;
     }
-    tracing.start(name, key, requeues(r, key) + 1, log);
+    int requeues = requeues(r, key);
+    tracing.start(name, key, requeues + 1, log);
     try {
-      run(r, slot, key, priority);
+      run(r, slot, key, priority, requeues);
     } finally {
-      tracing.end(name, log); // ended in settle before done; here only if run threw before
+      endSpan(); // ended in settle before done; here only if run threw before it
     }
   }
 
-  private void run(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority) {
+  /** Ends the traced reconcile's span, once (a second call finds none). */
+  private void endSpan() {
+    if (tracing != null) {
+      tracing.end(name, log);
+    }
+  }
+
+  /** {@code knownRequeues}: the key's requeues if read already, else -1. */
+  private void run(ControllerRun<T> r, WorkerSlot<T> slot, T key, int priority,
+      int knownRequeues) {
     r.reconciling(key);
     if (plainReconciler != null && !mdc) {
       reconcile(r, slot, key, priority, null);
       return;
     }
-    int requeues = requeues(r, key);
+    int requeues = knownRequeues >= 0 ? knownRequeues : requeues(r, key);
     Context context = new Context(name, reconcileIds.incrementAndGet(), requeues + 1,
         maxRetries >= 0 && requeues >= maxRetries, priority);
     if (!mdc) {
@@ -206,9 +216,7 @@ final class ReconcileStep<T> {
       }
     } finally {
       afterOutcome(r, key, priority, backingOff);
-      if (tracing != null) {
-        tracing.end(name, log); // the span covers the outcome's queue calls, and ends before done
-      }
+      endSpan(); // the span covers the outcome's queue calls, and ends before done
       outcomes.done(r.queue, key);
       slot.ended(end != LiveRuns.NEVER ? end : clock.nanoTime()); // one reading if all went well
     }

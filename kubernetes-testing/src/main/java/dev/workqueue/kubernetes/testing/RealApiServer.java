@@ -7,8 +7,6 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -166,11 +164,12 @@ public final class RealApiServer implements ApiServer {
 
   private RealApiServer(Path dir, Authorization authorization, List<String> flags) {
     this.dir = dir;
-    int etcdPort = freePort();
-    this.port = freePort();
+    int[] ports = LoopbackPorts.free(3);
+    int etcdPort = ports[0];
+    this.port = ports[1];
     this.etcd = new EtcdGateway(etcdPort);
     this.etcdProcess = ServerProcess.start("etcd", dir.resolve("etcd.log"), List.of("etcd",
-        dir.toString(), String.valueOf(etcdPort), String.valueOf(freePort())));
+        dir.toString(), String.valueOf(etcdPort), String.valueOf(ports[2])));
     ShutdownHook.register(this);
     List<String> args = new ArrayList<>(List.of("apiserver", dir.toString(),
         String.valueOf(port), String.valueOf(etcdPort), authorization.flag));
@@ -274,7 +273,7 @@ public final class RealApiServer implements ApiServer {
    */
   public synchronized KubernetesClient newClientOfSecondApiServer() {
     if (second == null) {
-      secondPort = freePort();
+      secondPort = LoopbackPorts.free(1)[0];
       List<String> args = new ArrayList<>(apiServerArgs);
       args.set(2, String.valueOf(secondPort));
       second = ServerProcess.start("second kube-apiserver", dir.resolve("apiserver-2.log"), args);
@@ -368,13 +367,6 @@ public final class RealApiServer implements ApiServer {
     etcdProcess.stop();
   }
 
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free loopback port", e);
-    }
-  }
 
   private static void deleteQuietly(Path dir) {
     try (Stream<Path> all = Files.walk(dir)) {

@@ -107,16 +107,18 @@ public final class ResultsReport {
     Path png = Path.of(args[2]);
     JmhResults results = JmhResults.read(json);
     String chart = md.toAbsolutePath().getParent().relativize(png.toAbsolutePath()).toString();
+    String previous = KeptSections.read(md); // before the file is written again
     Files.writeString(md, new ResultsReport(results, args[3])
-        .markdown(Files.getLastModifiedTime(json), chart.replace('\\', '/')));
+        .markdown(Files.getLastModifiedTime(json), chart.replace('\\', '/'), previous));
     Path lateness = png.resolveSibling("lateness.png");
     Charts.write(results, args[3], png, lateness);
     System.out.println("wrote " + md + ", " + png + " and " + lateness);
   }
 
-  /** RESULTS.md of a run whose JSON was written at {@code runTime}, with its hand-off chart. */
-  String markdown(FileTime runTime, String chartPath) throws IOException {
+  /** RESULTS.md of a run, its chart, and {@code previous}'s hand-written {@link KeptSections}. */
+  String markdown(FileTime runTime, String chartPath, String previous) throws IOException {
     Map<String, String> v = new HashMap<>(r.run);
+    v.put("kept", KeptSections.block(previous));
     boolean full = profile.equals("full");
     v.put("profile", profile);
     v.put("quickProfile", full ? "" : profile);

@@ -1,5 +1,6 @@
 package dev.workqueue.benchmarks.report;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -47,7 +48,7 @@ class ResultsReportTest {
         result("OneThreadBenchmark.addGetDone", "naive", "ns/op", 200, alloc(64)),
         result("OneThreadBenchmark.addGetDone", "abq", "ns/op", 40, alloc(0))) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
-        .markdown(FileTime.fromMillis(0), "results/handoff.png");
+        .markdown(FileTime.fromMillis(0), "results/handoff.png", "");
     assertTrue(md.contains("| naive (client-go shape) | 200.0 | 0.50× | 64 |"), md);
     assertTrue(md.contains("| add+get+done, one thread | ≤ 1.0× naive time | ≤ 2× ABQ offer+poll"
         + " | 0.50× ÷ naive, 2.50× ÷ ABQ | held | **missed** |"), md);
@@ -63,7 +64,7 @@ class ResultsReportTest {
         result("PriorityQueueBenchmark.pbqPollOffer_1t", "x", "ns/op", 120, alloc(32))
             .replace("{\"queue\":\"x\"}", "{\"resident\":\"1000\"}")) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
-        .markdown(FileTime.fromMillis(0), "results/handoff.png");
+        .markdown(FileTime.fromMillis(0), "results/handoff.png", "");
     assertTrue(md.contains("| add + get + done, 1 thread | 1000 | 90.0 | 120.0 | 0.75× | 24 / 32 |"),
         md);
     assertTrue(!md.contains("| add + poll + done, 2 threads |"), "absent figures: no row");
@@ -92,7 +93,7 @@ class ResultsReportTest {
         result("MassDueAddBenchmark.massFallsDue", "delayqueue", "ms/op", 300,
             aux("max_add_us", 500, 1500, 3000))) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
-        .markdown(FileTime.fromMillis(0), "results/handoff.png");
+        .markdown(FileTime.fromMillis(0), "results/handoff.png", "");
     assertTrue(
         md.contains("| toolkit `DelayingQueue` | 150.0 [140.0–160.0] | – | – | 1.50× |"), md);
     assertTrue(md.contains("| toolkit `DelayingQueue` | 1000 [900–2000] | – | – | 0.67× "
@@ -134,7 +135,7 @@ class ResultsReportTest {
     String md;
     try {
       md = new ResultsReport(new JmhResults(json), "full")
-          .markdown(FileTime.fromMillis(0), "results/handoff.png");
+          .markdown(FileTime.fromMillis(0), "results/handoff.png", "");
     } finally {
       System.clearProperty("report.controllerRun");
     }
@@ -183,7 +184,7 @@ class ResultsReportTest {
     JmhResults r = new JmhResults(json);
     assertTrue(r.fig(consume + "@near queue=toolkit").orElseThrow().iterations() == 5,
         "the mixed iteration is in neither mode");
-    String md = new ResultsReport(r, "full").markdown(FileTime.fromMillis(0), "x.png");
+    String md = new ResultsReport(r, "full").markdown(FileTime.fromMillis(0), "x.png", "");
     assertTrue(md.contains("| work queue hand-off, 2P+2C | ≥ 1.0× naive | ≥ 1.0× LBQ | "
         + "all iterations 1.13× ÷ naive, near: 1.13× ÷ naive (5 and 5 iterations), "
         + "far: 0.38× ÷ naive (5 and 5 iterations); all iterations 2.25× ÷ lbq, "
@@ -207,7 +208,7 @@ class ResultsReportTest {
         result(b, "naive keys=spread", "ops/s", 1, aux("p1c1_consume", 4e6)),
         result(b, "peer keys=spread", "ops/s", 1, aux("p1c1_consume", 3e6))) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
-        .markdown(FileTime.fromMillis(0), "x.png");
+        .markdown(FileTime.fromMillis(0), "x.png", "");
     assertTrue(md.contains("| work queue hand-off, 1P+1C | ≥ 1.0× naive | ≥ 1.0× LBQ | "
         + "1.50× ÷ naive | held |"), md);
     assertTrue(md.contains("hand-off 1P+1C 2.00×"), md);
@@ -231,7 +232,7 @@ class ResultsReportTest {
         tagged("HandOffBenchmark.p2c2", "naive keys=spread", "p2c2_consume", "nnnnn",
             8, 8, 8, 8, 8)) + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
-        .markdown(FileTime.fromMillis(0), "x.png");
+        .markdown(FileTime.fromMillis(0), "x.png", "");
     String row = " | ≥ 1.0× naive | ≥ 1.0× LBQ | all iterations 1.13× ÷ naive, near: 1.13× ÷ "
         + "naive (5 and 5 iterations), far: no naive iteration; near: no lbq iteration, far: no "
         + "lbq iteration | ";
@@ -250,7 +251,7 @@ class ResultsReportTest {
         tagged(b, "delayqueue", "p50_us", "nnnnnfffff", 50, 50, 50, 50, 50, 50, 50, 50, 50, 50))
         + "]";
     String md = new ResultsReport(new JmhResults(json), "full")
-        .markdown(FileTime.fromMillis(0), "x.png");
+        .markdown(FileTime.fromMillis(0), "x.png", "");
     assertTrue(md.contains("near: 0.80× ÷ delayqueue (5 and 5 iterations), far: 2.00× ÷ "
         + "delayqueue (5 and 5 iterations) | **missed** | **missed** |"), md);
   }
@@ -263,5 +264,26 @@ class ResultsReportTest {
       java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(dir.resolve(name).toFile());
       assertTrue(image != null && image.getWidth() > 100 && image.getHeight() > 100, name);
     }
+  }
+
+  /**
+   * A report written again keeps the hand-written sections of the one it replaces (the sessions'
+   * notes and measurements no JMH run writes), once, where they stood: before the tables.
+   */
+  @Test
+  void aNewReport_keepsTheHandWrittenSectionsOfTheOldOne() throws IOException {
+    String json = "[" + result("OneThreadBenchmark.addGetDone", "toolkit", "ns/op", 100,
+        alloc(32)) + "]";
+    ResultsReport report = new ResultsReport(new JmhResults(json), "full");
+    String first = report.markdown(FileTime.fromMillis(0), "x.png", "");
+    assertTrue(first.contains(KeptSections.START + "\n" + KeptSections.END), first);
+    String notes = "## Session 99: measured by hand\n\n| what | figure |\n|---|---:|\n"
+        + "| x | 1 |\n\n";
+    String old = first.replace(KeptSections.START + "\n", KeptSections.START + "\n" + notes);
+    String again = report.markdown(FileTime.fromMillis(0), "x.png", old);
+    String twice = report.markdown(FileTime.fromMillis(0), "x.png", again);
+    assertEquals(old, again);
+    assertEquals(again, twice);
+    assertTrue(again.indexOf(notes) < again.indexOf("## add + get + done, one thread"), again);
   }
 }

@@ -13,7 +13,6 @@ import dev.workqueue.examples.RbacCheck.Access;
 import dev.workqueue.kubernetes.KubernetesController;
 import dev.workqueue.kubernetes.Sharding;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.OutputStream;
@@ -54,19 +53,8 @@ class RbacManifestTest {
         ConfigMapController.Options.parse("--objects", "2", "--fail", ""),
         new PrintStream(OutputStream.nullOutputStream()), requests);
     try {
+      ExampleChanges.createUpdateAndDelete(example, 20);
       KubernetesClient k = example.admin();
-      for (int i = 1; i <= 2; i++) {
-        k.configMaps().inNamespace(NS).resource(new ConfigMapBuilder()
-            .withNewMetadata().withName("app-" + i).endMetadata()
-            .addToData("greeting", "hello " + i).build()).create();
-      }
-      await().atMost(20, SECONDS).until(
-          () -> example.derived().keySet().equals(Set.of("app-1-derived", "app-2-derived")));
-      k.configMaps().inNamespace(NS).withName("app-1")
-          .edit(cm -> new ConfigMapBuilder(cm).addToData("colour", "blue").build());
-      k.configMaps().inNamespace(NS).withName("app-2").delete();
-      await().atMost(20, SECONDS).until(() -> example.derived().keySet()
-          .equals(Set.of("app-1-derived")) && example.converged());
 
       // Renewals: the holder rewrites the Lease every retry period (500 ms here).
       Replica first = example.leader().orElseThrow();

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.workqueue.examples.ConfigMapController.Replica;
 import dev.workqueue.kubernetes.testing.RealApiServer;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
@@ -123,19 +122,8 @@ class RealApiServerRbacTest {
 
   /** Creates, an update, a delete, a renewal, a release and a take-over. */
   private static void exercise(ConfigMapController example) {
+    ExampleChanges.createUpdateAndDelete(example, 30);
     KubernetesClient k = example.admin();
-    for (int i = 1; i <= 2; i++) {
-      k.configMaps().inNamespace(NS).resource(new ConfigMapBuilder().withNewMetadata()
-          .withName("app-" + i).endMetadata().addToData("greeting", "hello " + i).build())
-          .create();
-    }
-    await().atMost(30, SECONDS).until(
-        () -> example.derived().keySet().equals(Set.of("app-1-derived", "app-2-derived")));
-    k.configMaps().inNamespace(NS).withName("app-1")
-        .edit(cm -> new ConfigMapBuilder(cm).addToData("colour", "blue").build());
-    k.configMaps().inNamespace(NS).withName("app-2").delete();
-    await().atMost(30, SECONDS).until(() -> example.derived().keySet()
-        .equals(Set.of("app-1-derived")) && example.converged());
     String renewed = lease(k).getMetadata().getResourceVersion();
     await().atMost(10, SECONDS).until(
         () -> !lease(k).getMetadata().getResourceVersion().equals(renewed));

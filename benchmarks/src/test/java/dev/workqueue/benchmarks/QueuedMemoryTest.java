@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * fewer keys).
  */
 class QueuedMemoryTest {
-  private static final int KEYS = 1 << 16;
+  private static final int KEYS = 1 << 12;
 
   @Test
   void aQueuedKey_costsAPriorityQueueAtMostOnePointTwoTimesWhatItCostsTheFifoQueue() {

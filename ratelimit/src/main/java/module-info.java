@@ -3,6 +3,7 @@
  * ({@link dev.workqueue.clock.Clock}, {@link dev.workqueue.clock.FakeClock}) that every
  * component of the toolkit reads time through.
  */
+@SuppressWarnings("module") // the modules it exports to are built after it
 module dev.workqueue.ratelimit {
   requires org.slf4j;
   requires com.github.benmanes.caffeine;

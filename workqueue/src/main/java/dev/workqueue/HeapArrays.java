@@ -246,7 +246,7 @@ abstract class HeapArrays implements SlotIndex.Owner {
       throw new IllegalStateException("a delaying queue holds at most " + MAX_CAPACITY
           + " waiting items");
     }
-    resize((int) Math.min(MAX_CAPACITY, items.length + (items.length >>> 1)));
+    resize(Math.min(MAX_CAPACITY, items.length + (items.length >>> 1)));
   }
 
   private void resize(int capacity) {

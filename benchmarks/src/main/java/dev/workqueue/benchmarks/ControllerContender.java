@@ -60,6 +60,7 @@ enum ControllerContender {
    */
   PEER {
     @Override
+    @SuppressWarnings("unchecked") // the peer's constructor takes a varargs of Supplier<Boolean>
     ControllerUnderTest start(int workers, int keys, Runnable reconciled) {
       String[] names = names(keys);
       Request[] requests = new Request[keys];
@@ -159,6 +160,7 @@ enum ControllerContender {
   }
 
   /** A started contender: {@code add} enqueues the key of an index, {@code stopper} stops it. */
+  @SuppressWarnings("try") // as ControllerUnderTest
   private record Started(IntConsumer add, Stopper stopper) implements ControllerUnderTest {
     @Override
     public void enqueue(int from, int to) {

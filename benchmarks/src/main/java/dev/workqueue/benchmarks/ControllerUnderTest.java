@@ -5,6 +5,7 @@ package dev.workqueue.benchmarks;
  * (or thread pool) that reconciles each key it is given once, with a no-op reconciler that only
  * tells the benchmark ({@link ControllerContender#start}'s {@code reconciled}).
  */
+@SuppressWarnings("try") // close may be interrupted: a benchmark's tear-down, never a caller's
 interface ControllerUnderTest extends AutoCloseable {
   /**
    * Enqueues keys {@code from} (inclusive) to {@code to} (exclusive) of the contender's

@@ -32,7 +32,7 @@ public final class HostModeProfiler implements InternalProfiler {
   }
 
   @Override
-  public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
+  public Collection<? extends Result<?>> afterIteration(BenchmarkParams benchmarkParams,
       IterationParams iterationParams, IterationResult result) {
     long[] c = CrossCoreProbe.shared().takeCounts();
     return List.of(

@@ -402,13 +402,15 @@ public final class ConfigMapController implements AutoCloseable {
     return cm.getData() == null ? Map.of() : cm.getData();
   }
 
-  /** Stops both replicas (workers joined, the Lease released), their clients and the server. */
+  /**
+   * Stops both replicas (workers joined, the Lease released), their clients and the server. An
+   * interrupt does not cut it short: it is kept for the caller, as {@code
+   * KubernetesController.close} keeps it.
+   */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     try {
-      for (Replica r : replicas) {
-        r.controller().stop(Duration.ofSeconds(10));
-      }
+      replicas.forEach(r -> r.controller().close());
     } finally {
       probes.values().forEach(ManagementServer::close);
       server.close(); // the replicas' clients and the admin's with it

@@ -86,6 +86,7 @@ public final class TracedController {
     return spans.spans;
   }
 
+  @SuppressWarnings("try") // the span is current inside the block: that is its use
   private static void event(OpenTelemetryTracing tracing, Controller<String> controller,
       String name, String version, String traceparent) {
     Map<String, String> attributes = Map.of("k8s.event", "update", "k8s.namespace.name",

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -118,7 +118,7 @@ final class RbacCheck {
   static RbacCheck load(Path manifest, String namespace, String name) throws IOException {
     List<HasMetadata> objects;
     try (InputStream in = Files.newInputStream(manifest)) {
-      Object parsed = Serialization.unmarshal(in);
+      Object parsed = new KubernetesSerialization().unmarshal(in);
       objects = parsed instanceof KubernetesList list ? list.getItems()
           : parsed instanceof List<?> many ? many.stream().map(HasMetadata.class::cast).toList()
           : List.of((HasMetadata) parsed);

@@ -71,11 +71,20 @@ final class FaultReplicas implements AutoCloseable {
     return replicas.get((replicas.indexOf(r) + 1) % replicas.size());
   }
 
+  /** Stops every replica; an interrupt is kept for the caller and stops none of them short. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
+    boolean interrupted = false;
     for (Replica r : replicas) {
       r.slowLeases().set(false);
-      r.controller().stop(Duration.ofSeconds(5));
+      try {
+        r.controller().stop(Duration.ofSeconds(5));
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -15,6 +15,7 @@ class SystemClockTest {
 
   /** A lock that counts its acquisitions and releases. */
   private static final class CountingLock extends ReentrantLock {
+    private static final long serialVersionUID = 1L;
     int locks;
     int unlocks;
 

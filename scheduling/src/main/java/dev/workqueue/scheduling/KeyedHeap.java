@@ -205,7 +205,7 @@ final class KeyedHeap<K, T> {
       throw new IllegalStateException("a keyed heap holds at most " + SlotIndex.MAX_POSITIONS
           + " elements");
     }
-    int length = (int) Math.min(SlotIndex.MAX_POSITIONS, Math.max(16, size + (size >> 1)));
+    int length = Math.min(SlotIndex.MAX_POSITIONS, Math.max(16, size + (size >> 1)));
     Object[] es = Arrays.copyOf(elements, length); // all allocated before any is kept
     Object[] ks = Arrays.copyOf(keys, length);
     long[] ms = Arrays.copyOf(meta, length);

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Timeout;
 
 /** lookup, counts, inFlight, activeItems and PoppedItem.lastRejectors. */
 @Timeout(10)
+// The status records are generic, so the class literals that status() takes are raw.
+@SuppressWarnings("unchecked")
 class SchedulingQueueLookupTest {
   private static final long SECOND = 1_000_000_000L;
   private final FakeClock clock = new FakeClock();

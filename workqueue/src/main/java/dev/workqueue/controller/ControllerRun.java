@@ -39,7 +39,7 @@ final class ControllerRun<T> {
   /**
    * @param never the end time of a worker that has reconciled nothing
    */
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic class
   ControllerRun(RateLimitingQueue<T> queue, int workers, Clock clock, boolean holdAdds,
       long never) {
     this.queue = queue;

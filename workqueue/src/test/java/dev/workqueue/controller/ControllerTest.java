@@ -381,6 +381,7 @@ class ControllerTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the resource is there to be closed, not used
   void close_throwsNoCheckedException_stopsEvenWhenInterrupted_andKeepsTheInterrupt() {
     controller = (DefaultController<String>) builder().build();
     controller.start();

@@ -67,6 +67,7 @@ final class ClosingApartDispatcher extends KubernetesCrudDispatcher {
     }
 
     @Override
+    @SuppressWarnings("deprecation") // forwarded like every other call, deprecated or not
     public void onMessage(WebSocket webSocket, ByteString bytes) {
       inner.onMessage(webSocket, bytes);
     }

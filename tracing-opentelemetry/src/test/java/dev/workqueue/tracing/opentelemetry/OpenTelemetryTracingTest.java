@@ -77,6 +77,7 @@ class OpenTelemetryTracingTest {
     return type.cast(v);
   }
 
+  @SuppressWarnings("try") // the span is current inside the block: that is its use
   private void event(String name, String traceparent) {
     try (OpenTelemetryTracing.EventSpan e =
         tracing.startEvent(name, Map.of("k8s.object.name", "a"), traceparent)) {

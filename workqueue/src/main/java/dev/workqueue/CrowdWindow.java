@@ -1,11 +1,11 @@
 package dev.workqueue;
 
 /**
- * Whether more than one consumer thread takes from a FIFO queue whose adds and {@code done}s may
- * skip the lock ({@link IntakeAdds}, {@link Entry#tryRetire}): while it is so (<em>crowded</em>),
- * adds of new items and {@code done}s take the lock, and a consumer about to wait parks without
- * spinning first ({@link Consumers#spinForAnAdd}); the merge of an add into a pending round still
- * skips it.
+ * Whether more than one consumer thread takes from a FIFO queue whose adds of new items may skip
+ * the lock ({@link IntakeAdds}): while it is so (<em>crowded</em>), those adds take the lock, and a
+ * consumer about to wait parks without spinning first ({@link Consumers#spinForAnAdd}); the merge
+ * of an add into a pending round, and a {@code done} that only ends a round ({@link
+ * Entry#tryRetire}), still skip it.
  *
  * <p>Why: the steps without the lock pay where one producer hands items to one consumer (each
  * works on its own side of the line, and the consumer finds the next item without waking). With
@@ -15,7 +15,11 @@ package dev.workqueue;
  * episodes, two producers and two consumers ran at two thirds of client-go's one-mutex queue
  * that way, and at about its rate with every add and {@code done} under the lock, where threads
  * wait for the lock in turn and the work runs in bursts on one processor at a time
- * (benchmarks/RESULTS.md, session 18).
+ * (benchmarks/RESULTS.md, session 18). The {@code done}s stay without the lock: with them under
+ * the lock too, a controller with two workers (each reconcile ends in a {@code done}) made
+ * 0.65-0.83x the reconciles per second, in six rounds of each, while two producers and two
+ * consumers handed off at 0.76-1.45x (median 1.14x) the rate they do with the {@code done}s
+ * without it (RESULTS.md, session 21).
  *
  * <p>Decided by the consumers, per {@value #WINDOW} takes ({@link #noteTake}): on once two
  * changes of the taking thread fell in one window; off again only after {@value #QUIET_WINDOWS}

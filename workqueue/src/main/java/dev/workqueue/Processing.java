@@ -172,7 +172,7 @@ final class Processing<T> {
    */
   void done(T item) {
     Entry<T> seen = null;
-    if (doneSkipsLock && (crowd == null || !crowd.isCrowded())) {
+    if (doneSkipsLock) { // crowded or not: see CrowdWindow
       boolean nothingWaits = !waiting.mayHoldItems();
       seen = entries.get(item);
       if (seen != null && (nothingWaits || !seen.mayHaveDelayedAdd())

@@ -46,8 +46,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       publishes through the stamp, so the {@code java.util.concurrent} promise holds for every
  *       add, merged or not ({@link AddRules#mergesWithoutLock});
  *   <li>the add of a new item while nothing waits and one thread takes ({@link IntakeAdds});
- *   <li>on a queue without metrics or fair order, unless a FIFO queue's takers are crowded
- *       ({@link CrowdWindow}), while no delayed add of the item can wait
+ *   <li>on a queue without metrics or fair order, while no delayed add of the item can wait
  *       (nothing waits, or the item was handed out from the waiting room and no delayed add of
  *       it came since: {@link Entry#mayHaveDelayedAdd}), the {@code done} that ends a round
  *       ({@link Entry#tryRetire}, in {@link Processing#done}), which excludes an add that would

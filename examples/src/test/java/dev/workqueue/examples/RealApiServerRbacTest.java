@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.workqueue.examples.ConfigMapController.Replica;
+import dev.workqueue.kubernetes.testing.ApiServerChoice;
 import dev.workqueue.kubernetes.testing.RealApiServer;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -26,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
@@ -55,9 +55,7 @@ class RealApiServerRbacTest {
 
   @BeforeAll
   static void realServerOnly() {
-    assumeTrue(Arrays.asList(System.getProperty("workqueue.apiservers", "mock").split(","))
-        .contains("real"), "the real kube-apiserver tests are off: run them with"
-        + " -Preal-apiserver; the first run builds kube-apiserver (~6 min)");
+    assumeTrue(ApiServerChoice.real(), ApiServerChoice.REAL_OFF);
     RealApiServer.provision(); // outside the tests' timeouts: minutes the first time
   }
 

@@ -3,10 +3,10 @@ package dev.workqueue.kubernetes;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.workqueue.kubernetes.testing.ApiServer;
+import dev.workqueue.kubernetes.testing.ApiServerChoice;
 import dev.workqueue.kubernetes.testing.MockApiServer;
 import dev.workqueue.kubernetes.testing.RealApiServer;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -16,13 +16,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * The API servers the multi-replica tests run on: a test takes a {@link Kind} parameter and
  * starts its server with {@link #start}. The mock always runs; the real kube-apiserver only
- * when system property {@value #PROPERTY} names it ({@code -Preal-apiserver} sets {@code
- * real}), else its invocation is skipped with a message saying how to turn it on. Such a test
+ * when the run asks for it ({@link ApiServerChoice}: {@code -Preal-apiserver}), else its
+ * invocation is skipped with a message saying how to turn it on. Such a test
  * class is tagged {@value #TAG} and extended with this class, which provisions the binary
  * before the class's tests (the first time minutes: outside their timeouts).
  */
 final class ApiServers implements BeforeAllCallback {
-  static final String PROPERTY = "workqueue.apiservers";
   static final String TAG = "real-apiserver";
 
   /** Which server. */
@@ -35,19 +34,17 @@ final class ApiServers implements BeforeAllCallback {
     }
   }
 
-  /** The servers {@value #PROPERTY} names (default: the mock only). */
+  /** The servers the run asks for (default: the mock only). */
   static Set<Kind> enabled() {
-    return Arrays.stream(System.getProperty(PROPERTY, "mock").split(","))
-        .map(String::strip).filter(s -> !s.isEmpty())
-        .map(s -> Kind.valueOf(s.toUpperCase(Locale.ROOT))).collect(Collectors.toSet());
+    return ApiServerChoice.named().stream().map(s -> Kind.valueOf(s.toUpperCase(Locale.ROOT)))
+        .collect(Collectors.toSet());
   }
 
   /** Skips the test (an assumption) unless {@code kind} is enabled, saying how to enable it. */
   static void assumeEnabled(Kind kind) {
-    assumeTrue(enabled().contains(kind), () -> kind == Kind.REAL
-        ? "the real kube-apiserver tests are off: run them with -Preal-apiserver (or"
-            + " -D" + PROPERTY + "=mock,real); the first run builds kube-apiserver (~6 min)"
-        : "the " + kind + " server is off: " + PROPERTY + "=" + System.getProperty(PROPERTY));
+    assumeTrue(enabled().contains(kind), () -> kind == Kind.REAL ? ApiServerChoice.REAL_OFF
+        : "the " + kind + " server is off: " + ApiServerChoice.PROPERTY + "="
+            + System.getProperty(ApiServerChoice.PROPERTY));
   }
 
   /**

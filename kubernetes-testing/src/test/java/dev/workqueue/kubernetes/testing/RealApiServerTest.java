@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -27,9 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class RealApiServerTest {
   @BeforeAll
   static void realServerOnly() {
-    assumeTrue(Arrays.asList(System.getProperty("workqueue.apiservers", "mock").split(","))
-        .contains("real"), "the real kube-apiserver tests are off: run them with"
-        + " -Preal-apiserver; the first run builds kube-apiserver (~6 min)");
+    assumeTrue(ApiServerChoice.real(), ApiServerChoice.REAL_OFF);
     RealApiServer.provision(); // outside the tests' timeouts: minutes the first time
   }
 

@@ -181,12 +181,18 @@ final class PriorityLines<T> {
 
   /**
    * The level whose line holds {@code e}: the top one for a take, else found by the entry's
-   * priority, which is its line's. (Entries keep no link to their level: 8 bytes less per
-   * queued item, PERF.md's memory bar.)
+   * priority, which is its line's; it exists, as a level is dropped only when empty (a lookup
+   * that found none would throw, not make one). Entries keep no link to their level: 8 bytes
+   * less per queued item, PERF.md's memory bar.
    */
   private Level<T> levelOf(PriorityEntry<T> e) {
+    int p = e.priority;
     Level<T> t = top;
-    return t != null && t.priority == e.priority ? t : levelFor(e.priority);
+    if (t != null && t.priority == p) {
+      return t;
+    }
+    Level<T> r = recent;
+    return r != null && r.priority == p ? r : levels[indexOf(p)];
   }
 
   /** The level of {@code priority}, created if absent. */

@@ -376,7 +376,7 @@ final class QueueEngine<T> {
 
   // ---- for tests ----
 
-  /** Whether adds of new items and {@code done}s take the lock ({@link CrowdWindow}). */
+  /** Whether adds of new items take the lock ({@link CrowdWindow}). */
   boolean isCrowded() {
     return crowd != null && crowd.isCrowded();
   }

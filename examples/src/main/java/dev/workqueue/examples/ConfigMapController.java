@@ -402,14 +402,10 @@ public final class ConfigMapController implements AutoCloseable {
     return cm.getData() == null ? Map.of() : cm.getData();
   }
 
-  /**
-   * Stops both replicas (workers joined, the Lease released), their clients and the server. An
-   * interrupt does not cut it short: it is kept for the caller, as {@code
-   * KubernetesController.close} keeps it.
-   */
+  /** Stops both replicas (workers joined, Leases released), the clients and the server. */
   @Override
   public void close() {
-    try {
+    try { // an interrupt does not cut it short: each replica's close keeps it for the caller
       replicas.forEach(r -> r.controller().close());
     } finally {
       probes.values().forEach(ManagementServer::close);

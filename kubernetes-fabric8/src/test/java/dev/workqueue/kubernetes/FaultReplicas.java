@@ -74,7 +74,7 @@ final class FaultReplicas implements AutoCloseable {
   /** Stops every replica; an interrupt is kept for the caller and stops none of them short. */
   @Override
   public void close() {
-    boolean interrupted = false;
+    boolean interrupted = Thread.interrupted(); // a pending one would cut the first stop short
     for (Replica r : replicas) {
       r.slowLeases().set(false);
       try {

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link DelayingQueueLincheckTest}'s checks on a queue whose consumers count as crowded from the
- * start: a new item's entry goes into the map without the lock and into line under it, not
- * through the intake, so its add races takes, other adds and {@code shutDown} on that path. (A
- * run of takes by one thread would turn it off again; the scenarios are far shorter.)
+ * start: the add of a new item takes the lock instead of the intake (a {@code done} that ends a
+ * round still skips it), so its add races takes, other adds and {@code shutDown} on that path.
+ * (A run of takes by one thread would turn it off again; the scenarios are far shorter.)
  */
 @Tag("lincheck")
 @Param(name = "key", gen = IntGen.class, conf = "1:3")
@@ -25,10 +25,10 @@ public class DelayingQueueCrowdedLincheckTest extends DelayingQueueLincheckTest 
 
   /**
    * Adds of a key whose round ends: one after its {@code done}, one plain and one with no
-   * delay, so that a crowded add's entry, in the map while its add waits for the lock, meets
-   * locked paths that insert the key. A first version deadlocked here ("The execution has
-   * hung"): the locked add that found the entry waited for its publication while holding the
-   * lock the entry's add waited for. Now the locked path puts the entry in line itself.
+   * delay, racing takes. When a crowded add put its entry in the map without the lock and in
+   * line under it, a first version deadlocked here ("The execution has hung"): the locked add
+   * that found the entry waited for its publication while holding the lock the entry's add
+   * waited for. A crowded add now makes its whole change under the lock.
    */
   @Test
   void modelChecking_addsRacingANewRound() throws NoSuchMethodException {

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link DelayingQueueDueLincheckTest}'s generated scenarios on a queue whose consumers count
- * as crowded from the start, so that a new item's entry, in the map while its add waits for the
- * lock, meets the take that hands the item out from the waiting room or promotes it.
+ * as crowded from the start, so that the add of a new item, under the lock there, races the take
+ * that hands the item out from the waiting room or promotes it.
  */
 @Tag("lincheck")
 @Param(name = "key", gen = IntGen.class, conf = "1:3")
@@ -23,13 +23,11 @@ public class DelayingQueueDueCrowdedLincheckTest extends DelayingQueueDueLinchec
   }
 
   /**
-   * A crowded add of key 1 reads that nothing waits and puts its entry in the map; meanwhile
-   * another thread's delayed add of key 1 goes into the waiting room, the clock steps past it,
-   * and that thread's take finds key 1 due. Taking it from the waiting room, the take meets the
-   * add's entry, not yet in line while its add waits for the lock the take holds: it must put
-   * the entry in line itself and merge the due add into that round, not wait for the add. A
-   * third thread takes and finishes key 1. Key 1 comes out once for the two adds, unless one
-   * of them came after a take.
+   * A crowded add of key 1 races another thread's delayed add of key 1, a step of the clock
+   * past it and that thread's take, which finds key 1 due in the waiting room; a third thread
+   * takes and finishes key 1. Key 1 comes out once for the two adds, unless one of them came
+   * after a take. (Written when a crowded add put its entry in the map before it had the lock:
+   * the take then had to put that entry in line itself, not wait for the add.)
    */
   @Test
   void modelChecking_crowdedAddMeetingATakeOfItsDueKey() throws NoSuchMethodException {

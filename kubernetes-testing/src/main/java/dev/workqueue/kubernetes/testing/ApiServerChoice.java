@@ -8,8 +8,8 @@ import java.util.stream.Collectors;
 /**
  * Which API servers a test run asks for: system property {@value #PROPERTY}, a comma-separated
  * list of {@code mock} and {@code real} (default {@code mock}; the build's {@code
- * real-apiserver} profile sets {@code mock,real}). A test that needs a real kube-apiserver skips
- * itself unless {@link #real()}, with {@link #REAL_OFF} as its reason:
+ * real-apiserver} profile sets {@code real}, {@code mock,real} runs both). A test that needs a
+ * real kube-apiserver skips itself unless {@link #real()}, with {@link #REAL_OFF} as its reason:
  *
  * <pre>{@code
  * @BeforeAll
@@ -34,7 +34,8 @@ public final class ApiServerChoice {
   /**
    * The servers {@value #PROPERTY} names, lower case.
    *
-   * @return {@code mock}, {@code real} or both; {@code mock} when the property is not set
+   * @return {@code mock}, {@code real} or both ({@code mock} when the property is not set, none
+   *     when it is empty)
    * @throws IllegalArgumentException if the property names another server
    */
   public static Set<String> named() {

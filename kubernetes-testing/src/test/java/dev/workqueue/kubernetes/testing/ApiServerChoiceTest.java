@@ -19,7 +19,13 @@ class ApiServerChoiceTest {
   }
 
   @Test
-  void theProfilesValue_namesBoth_inAnyCaseAndSpacing() {
+  void theProfilesValue_namesTheRealServerOnly() {
+    assertEquals(Set.of("real"), with("real", ApiServerChoice::named));
+    assertTrue(with("real", ApiServerChoice::real));
+  }
+
+  @Test
+  void both_inAnyCaseAndSpacing() {
     assertEquals(Set.of("mock", "real"), with(" Mock, REAL ", ApiServerChoice::named));
     assertTrue(with("mock,real", ApiServerChoice::real));
   }

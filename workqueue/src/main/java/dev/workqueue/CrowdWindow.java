@@ -26,10 +26,10 @@ package dev.workqueue;
  * windows in a row without a change, since with several consumers one may take a whole window
  * alone while the others wait for the lock, and flipping back and forth measured slower than
  * staying crowded. Written under the queue's lock, only when it changes, and read by producers
- * without it. A thread that read it stale only takes the other way in: both
- * ways are correct at any time (every take drains the intake before it looks at the line).
- * Performance only: a queue taken from by changing threads (an executor's, virtual threads) stays
- * crowded, and its adds then cost what they cost on a named queue.
+ * without it. A thread that read it stale only takes the other way in: both ways are correct at
+ * any time (every take drains the intake before it looks at the line). Performance only: a queue
+ * taken from by changing threads (an executor's, virtual threads) stays crowded, and its adds
+ * then cost what they cost on a named queue.
  */
 final class CrowdWindow extends CrowdFlagPadded {
   /** How many takes {@link #noteTake} counts before it decides {@link #crowded} again. */

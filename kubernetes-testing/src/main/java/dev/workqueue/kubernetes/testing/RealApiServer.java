@@ -367,7 +367,6 @@ public final class RealApiServer implements ApiServer {
     etcdProcess.stop();
   }
 
-
   private static void deleteQuietly(Path dir) {
     try (Stream<Path> all = Files.walk(dir)) {
       all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
